@@ -1,0 +1,227 @@
+import { CHECKPOINT_MARKER, CheckpointIdSchema, HEALTH_MARKER, SignatureSchema } from "./schemas.ts";
+import type { Checkpoint, Health, ParsedComment } from "./schemas.ts";
+import type { JsonValue } from "./json-value.ts";
+import { CheckpointParseError } from "../errors.ts";
+
+/** Bounds on what the reader will look at; anything beyond is reported invalid, not parsed. */
+export interface ReaderLimits {
+  /** Largest comment body, in UTF-8 bytes. Default 1 MiB. */
+  maxBodyBytes: number;
+  /** Deepest JSON nesting. Default 64. */
+  maxJsonDepth: number;
+}
+export const DEFAULT_READER_LIMITS: ReaderLimits = { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64 };
+
+type Marker = "checkpoint" | "health";
+
+class Invalid extends Error {}
+
+/**
+ * Read one comment body. Never throws: a comment that is not the protocol's is
+ * `{kind:"none"}`, one that opens with a marker but cannot be read is
+ * `{kind:"invalid", error}`. The marker must open the comment (first non-blank
+ * line), so a person quoting `[CHECKPOINT]` is not mistaken for a checkpoint.
+ * Accepts CRLF, a missing closing fence (the seed's f-string as published),
+ * blank lines and trailing spaces, and header lines in any order.
+ */
+export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}): ParsedComment {
+  if (typeof body !== "string") return { kind: "none" };
+  const { maxBodyBytes, maxJsonDepth } = { ...DEFAULT_READER_LIMITS, ...limits };
+
+  // Cheap rejection first: most comments on the issue are not ours.
+  const start = firstNonBlank(body);
+  const head = body.slice(start, start + 16);
+  const marker: Marker | null = head.startsWith(CHECKPOINT_MARKER)
+    ? "checkpoint"
+    : head.startsWith(HEALTH_MARKER)
+      ? "health"
+      : null;
+  if (marker === null) return { kind: "none" };
+
+  const text = body.replace(/\r\n?/g, "\n");
+  const lines = text.slice(firstNonBlank(text)).split("\n");
+  const first = (lines[0] ?? "").trim();
+  const agent = first.slice(marker === "checkpoint" ? CHECKPOINT_MARKER.length : HEALTH_MARKER.length).trim();
+  const invalid = (error: string): ParsedComment => ({ kind: "invalid", marker, agent: agent || null, error });
+
+  if (body.length > maxBodyBytes || Buffer.byteLength(body, "utf8") > maxBodyBytes)
+    return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
+  if (!agent) return invalid(`missing agent name after ${marker === "checkpoint" ? CHECKPOINT_MARKER : HEALTH_MARKER}`);
+
+  try {
+    const { headers, json } = splitBody(lines);
+    if (json === null) throw new Invalid("no ```json block");
+    const value = parseJson(json, maxJsonDepth);
+    return marker === "checkpoint"
+      ? { kind: "checkpoint", checkpoint: toCheckpoint(agent, headers, value) }
+      : { kind: "health", health: toHealth(agent, headers, value) };
+  } catch (e) {
+    if (e instanceof Invalid) return invalid(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Read a body that must be a checkpoint; throws `CheckpointParseError` with the
+ * reason, an example of the expected form and the (truncated) input.
+ */
+export function parseCheckpoint(body: string, limits?: Partial<ReaderLimits>): Checkpoint {
+  const r = safeParseCheckpoint(body, limits);
+  if (r.success) return r.data;
+  const shown = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+  throw new CheckpointParseError(
+    `${r.error}\nExpected a comment like:\n[CHECKPOINT] implementation-worker\nVersion: 1.0\nPhase: clone_complete\nSession: s1\nTime: 2026-11-29T10:00:00Z\n\nState Data:\n\`\`\`json\n{}\n\`\`\`\nGot:\n${shown}`,
+  );
+}
+
+/** Like `parseCheckpoint`, returning `{success, data} | {success:false, error}` as zod does. */
+export function safeParseCheckpoint(
+  body: string,
+  limits?: Partial<ReaderLimits>,
+): { success: true; data: Checkpoint } | { success: false; error: string } {
+  const p = parseComment(body, limits);
+  if (p.kind === "checkpoint") return { success: true, data: p.checkpoint };
+  if (p.kind === "invalid") return { success: false, error: `invalid ${p.marker}: ${p.error}` };
+  return { success: false, error: p.kind === "health" ? "this is a [HEALTH] comment, not a checkpoint" : "the comment does not open with [CHECKPOINT]" };
+}
+
+function firstNonBlank(s: string): number {
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) i++;
+    else break;
+  }
+  return i;
+}
+
+const KNOWN_HEADERS = new Map<string, string>([
+  ["version", "version"],
+  ["phase", "phase"],
+  ["session", "session"],
+  ["time", "time"],
+  ["id", "id"],
+  ["seq", "seq"],
+  ["epoch", "epoch"],
+  ["signature", "signature"],
+  ["status", "status"],
+  ["next check", "nextCheck"],
+]);
+
+/** Header lines (outside the JSON block, before the `---` footer) and the JSON text. */
+function splitBody(lines: string[]): { headers: Map<string, string>; json: string | null } {
+  const headers = new Map<string, string>();
+  let json: string | null = null;
+  let i = 1;
+  const takeHeader = (line: string) => {
+    const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/.exec(line);
+    if (!m) return;
+    const key = KNOWN_HEADERS.get((m[1] as string).trim().toLowerCase());
+    if (!key) return;
+    const value = (m[2] as string).trim();
+    const prev = headers.get(key);
+    if (prev !== undefined && prev !== value) throw new Invalid(`conflicting "${m[1]}:" lines ("${prev}" and "${value}")`);
+    headers.set(key, value);
+  };
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const t = line.trim();
+    if (t === "---") return { headers, json };
+    if (json === null && /^```\s*json$/i.test(t)) {
+      const content: string[] = [];
+      let j = i + 1;
+      for (; j < lines.length; j++) {
+        const u = (lines[j] as string).trim();
+        if (u === "```") break;
+        // No closing fence (the seed's f-string as published): the block ends where the footer or the health trailer begins.
+        if (u === "---" || /^Next check:/i.test(u)) {
+          j--;
+          break;
+        }
+        content.push(lines[j] as string);
+      }
+      json = content.join("\n");
+      i = j;
+      continue;
+    }
+    takeHeader(line);
+  }
+  return { headers, json };
+}
+
+/** JSON.parse after a linear pre-scan bounding the nesting depth (deep input must not blow the stack). */
+function parseJson(text: string, maxDepth: number): JsonValue {
+  let depth = 0;
+  let inString = false;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (inString) {
+      if (c === 92) k++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > maxDepth) throw new Invalid(`JSON nested deeper than ${maxDepth} levels`);
+    } else if (c === 125 || c === 93) depth--;
+  }
+  const trimmed = text.trim();
+  if (!trimmed) throw new Invalid("the ```json block is empty");
+  try {
+    // JSON.parse defines "__proto__" as an own property; it never touches a prototype.
+    return JSON.parse(trimmed) as JsonValue;
+  } catch (e) {
+    throw new Invalid(`broken JSON: ${(e as Error).message}`);
+  }
+}
+
+function requireHeader(headers: Map<string, string>, key: string, label: string): string {
+  const v = headers.get(key);
+  if (!v) throw new Invalid(`missing "${label}:" line`);
+  return v;
+}
+
+function optionalInt(headers: Map<string, string>, key: string, label: string, min: number): number | undefined {
+  const v = headers.get(key);
+  if (v === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(v) || Number(v) < min) throw new Invalid(`"${label}:" must be an integer ≥ ${min}, got "${v}"`);
+  return Number(v);
+}
+
+function toCheckpoint(agent: string, headers: Map<string, string>, data: JsonValue): Checkpoint {
+  // A checkpoint without Version is read as 1.0 (the seed never omits it, people editing by hand might).
+  const version = headers.get("version") || "1.0";
+  if (!/^1(\.\d+)*$/.test(version)) throw new Invalid(`unsupported protocol version "${version}" (this reader understands 1.x)`);
+  const cp: Checkpoint = {
+    version,
+    agent,
+    session: requireHeader(headers, "session", "Session"),
+    phase: requireHeader(headers, "phase", "Phase"),
+    timestamp: headers.get("time") || null,
+    data,
+  };
+  const id = headers.get("id");
+  if (id !== undefined) {
+    if (!CheckpointIdSchema.safeParse(id).success) throw new Invalid(`"Id:" is malformed: "${id.slice(0, 40)}"`);
+    cp.id = id;
+  }
+  const seq = optionalInt(headers, "seq", "Seq", 1);
+  if (seq !== undefined) cp.seq = seq;
+  const epoch = optionalInt(headers, "epoch", "Epoch", 0);
+  if (epoch !== undefined) cp.epoch = epoch;
+  const sig = headers.get("signature");
+  if (sig !== undefined) {
+    if (!SignatureSchema.safeParse(sig).success) throw new Invalid(`"Signature:" is malformed`);
+    cp.signature = sig;
+  }
+  return cp;
+}
+
+function toHealth(agent: string, headers: Map<string, string>, metrics: JsonValue): Health {
+  return {
+    agent,
+    session: requireHeader(headers, "session", "Session"),
+    timestamp: headers.get("time") || null,
+    status: headers.get("status") || "Unknown",
+    metrics,
+    nextCheck: headers.get("nextCheck") ?? null,
+  };
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { JsonObjectSchema, JsonValueSchema } from "./json-value.ts";
+
+/** The protocol version the seed writes and this project writes. */
+export const PROTOCOL_VERSION = "1.0";
+export const CHECKPOINT_MARKER = "[CHECKPOINT]";
+export const HEALTH_MARKER = "[HEALTH]";
+export const DEFAULT_NEXT_CHECK = "in 10 iterations";
+
+/** One line, no surrounding whitespace: the reader strips it, so the writer must not rely on it. */
+const HeaderValue = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters")
+  .refine((s) => !/[\r\n]/.test(s), "must be a single line")
+  .refine((s) => s === s.trim(), "must not start or end with whitespace");
+
+export const AgentNameSchema = HeaderValue;
+export const SessionIdSchema = HeaderValue;
+export const PhaseSchema = HeaderValue;
+/** Unique checkpoint id (additive header `Id:`). */
+export const CheckpointIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{8,128}$/, "must be 8–128 characters of A–Z a–z 0–9 . _ : -");
+export const SeqSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+export const EpochSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const SignatureSchema = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/, 'must be "hmac-sha256=" and 64 hex digits');
+
+/**
+ * A checkpoint: the seed's six fields plus the additive ones this project writes
+ * (1.0 readers ignore unknown header lines).
+ */
+export const CheckpointSchema = z.object({
+  version: z.string(),
+  agent: AgentNameSchema,
+  session: SessionIdSchema,
+  phase: PhaseSchema,
+  /** The writer's clock, as written (the seed: Python `utcnow().isoformat() + "Z"`). Never used to order. */
+  timestamp: z.string().nullable(),
+  /** The state to resume from, as saved. The seed writes a JSON object (its **kwargs). */
+  data: JsonValueSchema,
+  id: CheckpointIdSchema.optional(),
+  seq: SeqSchema.optional(),
+  epoch: EpochSchema.optional(),
+  signature: SignatureSchema.optional(),
+});
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+
+/** What a writer supplies to make a checkpoint. */
+export const CheckpointInputSchema = z.object({
+  agent: AgentNameSchema,
+  session: SessionIdSchema,
+  phase: PhaseSchema,
+  data: JsonObjectSchema,
+  /** Python-style UTC time; see `pythonUtcIsoformat`. */
+  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+  id: CheckpointIdSchema.optional(),
+  seq: SeqSchema.optional(),
+  epoch: EpochSchema.optional(),
+  signature: SignatureSchema.optional(),
+});
+export type CheckpointInput = z.infer<typeof CheckpointInputSchema>;
+
+export const HealthSchema = z.object({
+  agent: AgentNameSchema,
+  session: SessionIdSchema,
+  timestamp: z.string().nullable(),
+  status: z.string(),
+  metrics: JsonValueSchema,
+  nextCheck: z.string().nullable(),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+export const HealthInputSchema = z.object({
+  agent: AgentNameSchema,
+  session: SessionIdSchema,
+  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+  status: HeaderValue.default("Active"),
+  metrics: JsonObjectSchema,
+  nextCheck: HeaderValue.default(DEFAULT_NEXT_CHECK),
+});
+export type HealthInput = z.input<typeof HealthInputSchema>;
+
+/** The reader's verdict on one comment body. Never thrown: invalid bodies say why. */
+export const ParsedCommentSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema }),
+  z.object({ kind: z.literal("health"), health: HealthSchema }),
+  z.object({
+    kind: z.literal("invalid"),
+    marker: z.enum(["checkpoint", "health"]),
+    agent: z.string().nullable(),
+    error: z.string(),
+  }),
+  z.object({ kind: z.literal("none") }),
+]);
+export type ParsedComment = z.infer<typeof ParsedCommentSchema>;
