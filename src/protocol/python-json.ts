@@ -19,7 +19,7 @@ export function pythonJsonDumps(value: JsonValue, options: { indent?: number; so
     if (typeof v === "boolean") return v ? "true" : "false";
     if (typeof v === "number") {
       if (!Number.isFinite(v)) throw new ProtocolInputError("JSON numbers must be finite: NaN and Infinity cannot be checkpointed");
-      return JSON.stringify(v);
+      return pythonNumber(v);
     }
     if (typeof v === "string") return asciiString(v);
     const pad = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
@@ -56,4 +56,19 @@ function asciiString(s: string): string {
   // JSON.stringify already escapes " \ and controls with the same short forms Python uses.
   // Python's ensure_ascii escapes everything outside " "…"~", DEL (0x7f) included.
   return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+/**
+ * A JS number as Python's json writes it. JSON gives no int/float distinction,
+ * so integral values are written as Python ints (all digits); others follow
+ * float repr: shortest digits, scientific below 1e-4 or from 1e16, exponent
+ * with a sign and at least two digits ("1e-07").
+ */
+function pythonNumber(v: number): string {
+  // Below 1e21 JSON.stringify writes integral values as digits, which Python reads as int.
+  if (Number.isInteger(v) && Math.abs(v) < 1e21) return Object.is(v, -0) ? "0" : BigInt(v).toString();
+  const [mantissa, exp] = v.toExponential().split("e") as [string, string];
+  const e = Number(exp);
+  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  return String(v);
 }

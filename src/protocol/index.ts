@@ -1,0 +1,13 @@
+export * from "./json-value.ts";
+export * from "./schemas.ts";
+export { pythonJsonDumps, compareCodePoints } from "./python-json.ts";
+export { pythonUtcIsoformat, parseProtocolTime } from "./timestamp.ts";
+export { formatCheckpoint, formatHealth } from "./format-comment.ts";
+export { parseComment, parseCheckpoint, safeParseCheckpoint, DEFAULT_READER_LIMITS } from "./parse-comment.ts";
+export type { ReaderLimits } from "./parse-comment.ts";
+export { canonicalCheckpoint, signCheckpoint, verifyCheckpointSignature } from "./sign-checkpoint.ts";
+export * from "./phase-map.ts";
+export { toResumePoint } from "./resume-point.ts";
+export type { ResumePoint } from "./resume-point.ts";
+export { toParseOutput } from "./parse-output.ts";
+export type { ParseOutput } from "./parse-output.ts";
