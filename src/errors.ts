@@ -45,10 +45,13 @@ export class ForgejoApiError extends CheckpostError {
     readonly status: number,
     readonly method: string,
     readonly url: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfter?: string },
   ) {
     super(message, options);
+    this.retryAfter = options?.retryAfter;
   }
+  /** The Retry-After header of a 429/503, as sent. */
+  readonly retryAfter: string | undefined;
 }
 
 /** A response from Forgejo that does not have the shape we rely on. */

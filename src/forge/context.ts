@@ -1,0 +1,27 @@
+/** Per-server and per-request context handed to route handlers. */
+import type { Logger } from "pino";
+import type { Renderer } from "./convert.ts";
+import type { ForgeStore } from "./store-sqlite.ts";
+import type { ApiResult, UserRow } from "./types.ts";
+import type { WebhookDispatcher } from "./webhooks.ts";
+
+export interface ForgeContext extends Renderer {
+  store: ForgeStore;
+  baseUrl: string;
+  logger: Logger;
+  webhooks: WebhookDispatcher;
+  /** Current time in unix seconds (Forgejo's timeutil.TimeStampNow). */
+  nowUnix(): number;
+}
+
+export interface RequestContext {
+  forge: ForgeContext;
+  method: string;
+  url: URL;
+  params: Record<string, string>;
+  doer: UserRow | null;
+  /** Parsed JSON body (undefined when none). */
+  body: unknown;
+}
+
+export type RouteHandler = (ctx: RequestContext) => ApiResult;

@@ -1,0 +1,272 @@
+/** better-sqlite3 persistence for the embedded forge: in-memory or dataDir/forge.sqlite (WAL). */
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { FORGE_SCHEMA } from "./store-schema.ts";
+import type { AccessMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
+
+export interface IssueSearch {
+  repoId: number;
+  isClosed?: boolean;
+  isPull?: boolean;
+  labelIds: number[];
+  keyword?: string;
+  posterId?: number;
+  mentionLogin?: string;
+  noneMatch?: boolean;
+  sinceUnix?: number;
+  beforeUnix?: number;
+  sort: string;
+  offset: number;
+  limit: number;
+}
+
+const SORTS: Record<string, string> = {
+  latest: "created_unix DESC, id DESC",
+  oldest: "created_unix ASC, id ASC",
+  recentupdate: "updated_unix DESC, id DESC",
+  leastupdate: "updated_unix ASC, id ASC",
+  mostcomment: "num_comments DESC, created_unix DESC, id DESC",
+  leastcomment: "num_comments ASC, created_unix DESC, id DESC",
+};
+
+export class ForgeStore {
+  readonly db: Database.Database;
+  private readonly cache = new Map<string, Database.Statement>();
+
+  constructor(dataDir?: string) {
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      this.db = new Database(join(dataDir, "forge.sqlite"));
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+    } else {
+      this.db = new Database(":memory:");
+    }
+    this.db.pragma("foreign_keys = ON");
+    this.db.exec(FORGE_SCHEMA);
+  }
+
+  /** Cached prepared statement. */
+  private st(sql: string): Database.Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+  private one<T>(sql: string, ...args: unknown[]): T | undefined {
+    return this.st(sql).get(...args) as T | undefined;
+  }
+  private all<T>(sql: string, ...args: unknown[]): T[] {
+    return this.st(sql).all(...args) as T[];
+  }
+  private run(sql: string, ...args: unknown[]): Database.RunResult {
+    return this.st(sql).run(...args);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // users & tokens
+  createUser(login: string, opts: { isAdmin: boolean; fullName: string; email: string }, now: number): UserRow {
+    const r = this.run(
+      "INSERT INTO users (login, lower_name, full_name, email, is_admin, created_unix) VALUES (?, ?, ?, ?, ?, ?)",
+      login, login.toLowerCase(), opts.fullName, opts.email, opts.isAdmin ? 1 : 0, now,
+    );
+    return this.userById(Number(r.lastInsertRowid))!;
+  }
+  userById(id: number): UserRow | undefined {
+    return this.one<UserRow>("SELECT * FROM users WHERE id = ?", id);
+  }
+  userByLogin(login: string): UserRow | undefined {
+    return this.one<UserRow>("SELECT * FROM users WHERE lower_name = ?", login.toLowerCase());
+  }
+  countUsers(): number {
+    return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n;
+  }
+  createToken(userId: number, name: string, hash: string, now: number): void {
+    this.run("INSERT INTO tokens (user_id, name, token_hash, created_unix) VALUES (?, ?, ?, ?)", userId, name, hash, now);
+  }
+  userByTokenHash(hash: string): UserRow | undefined {
+    return this.one<UserRow>("SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?", hash);
+  }
+
+  // repos
+  createRepo(ownerId: number, name: string, opts: { private: boolean; description: string }, now: number): RepoRow {
+    const r = this.run(
+      "INSERT INTO repos (owner_id, name, lower_name, description, private, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ownerId, name, name.toLowerCase(), opts.description, opts.private ? 1 : 0, now, now,
+    );
+    return this.repoById(Number(r.lastInsertRowid))!;
+  }
+  repoById(id: number): RepoRow | undefined {
+    return this.one<RepoRow>("SELECT * FROM repos WHERE id = ?", id);
+  }
+  repoByName(ownerLogin: string, name: string): RepoRow | undefined {
+    return this.one<RepoRow>(
+      "SELECT r.* FROM repos r JOIN users u ON u.id = r.owner_id WHERE u.lower_name = ? AND r.lower_name = ?",
+      ownerLogin.toLowerCase(), name.toLowerCase(),
+    );
+  }
+  listRepos(): RepoRow[] {
+    return this.all<RepoRow>("SELECT * FROM repos ORDER BY id");
+  }
+  setCollaborator(repoId: number, userId: number, mode: AccessMode): void {
+    this.run("INSERT OR REPLACE INTO collaborators (repo_id, user_id, mode) VALUES (?, ?, ?)", repoId, userId, mode);
+  }
+  collaboratorMode(repoId: number, userId: number): AccessMode | undefined {
+    return this.one<{ mode: AccessMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;
+  }
+  countOpenIssues(repoId: number, isPull: boolean): number {
+    return this.one<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM issues WHERE repo_id = ? AND is_pull = ? AND is_closed = 0", repoId, isPull ? 1 : 0,
+    )!.n;
+  }
+
+  // issues
+  createIssue(
+    i: { repoId: number; posterId: number; title: string; body: string; isPull: boolean; isClosed: boolean; isLocked: boolean },
+    now: number,
+  ): IssueRow {
+    const next = this.one<{ n: number }>("SELECT COALESCE(MAX(idx), 0) + 1 AS n FROM issues WHERE repo_id = ?", i.repoId)!.n;
+    const r = this.run(
+      `INSERT INTO issues (repo_id, idx, poster_id, title, body, is_closed, is_pull, is_locked, created_unix, updated_unix, closed_unix)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      i.repoId, next, i.posterId, i.title, i.body, i.isClosed ? 1 : 0, i.isPull ? 1 : 0, i.isLocked ? 1 : 0, now, now, i.isClosed ? now : 0,
+    );
+    return this.issueById(Number(r.lastInsertRowid))!;
+  }
+  issueById(id: number): IssueRow | undefined {
+    return this.one<IssueRow>("SELECT * FROM issues WHERE id = ?", id);
+  }
+  issueByIndex(repoId: number, idx: number): IssueRow | undefined {
+    return this.one<IssueRow>("SELECT * FROM issues WHERE repo_id = ? AND idx = ?", repoId, idx);
+  }
+  issuesOfRepo(repoId: number): IssueRow[] {
+    return this.all<IssueRow>("SELECT * FROM issues WHERE repo_id = ? ORDER BY idx", repoId);
+  }
+  updateIssue(id: number, f: { title: string; body: string; isClosed: boolean; closedUnix: number; isLocked: boolean }, now: number): void {
+    this.run(
+      "UPDATE issues SET title = ?, body = ?, is_closed = ?, closed_unix = ?, is_locked = ?, updated_unix = ? WHERE id = ?",
+      f.title, f.body, f.isClosed ? 1 : 0, f.closedUnix, f.isLocked ? 1 : 0, now, id,
+    );
+  }
+  touchIssue(id: number, now: number): void {
+    this.run("UPDATE issues SET updated_unix = ? WHERE id = ?", now, id);
+  }
+
+  /** Issue search like Forgejo's db indexer: labels AND-ed (one join per label), updated_unix >= since / <= before. */
+  searchIssues(o: IssueSearch): { rows: IssueRow[]; total: number } {
+    if (o.noneMatch) return { rows: [], total: 0 };
+    const where: string[] = ["i.repo_id = ?"];
+    const args: unknown[] = [o.repoId];
+    if (o.isClosed !== undefined) { where.push("i.is_closed = ?"); args.push(o.isClosed ? 1 : 0); }
+    if (o.isPull !== undefined) { where.push("i.is_pull = ?"); args.push(o.isPull ? 1 : 0); }
+    if (o.posterId !== undefined) { where.push("i.poster_id = ?"); args.push(o.posterId); }
+    if (o.sinceUnix !== undefined) { where.push("i.updated_unix >= ?"); args.push(o.sinceUnix); }
+    if (o.beforeUnix !== undefined) { where.push("i.updated_unix <= ?"); args.push(o.beforeUnix); }
+    if (o.keyword) {
+      where.push("(instr(lower(i.title), lower(?)) > 0 OR instr(lower(i.body), lower(?)) > 0)");
+      args.push(o.keyword, o.keyword);
+    }
+    if (o.mentionLogin) { where.push("instr(lower(i.body), lower(?)) > 0"); args.push(`@${o.mentionLogin}`); }
+    for (const id of o.labelIds) {
+      where.push("EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id = ?)");
+      args.push(id);
+    }
+    const cond = where.join(" AND ");
+    const total = this.one<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${cond}`, ...args)!.n;
+    const order = SORTS[o.sort] ?? SORTS.latest!;
+    const rows = this.all<IssueRow>(
+      `SELECT i.* FROM issues i WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`, ...args, o.limit, o.offset,
+    );
+    return { rows, total };
+  }
+
+  // labels
+  createLabel(repoId: number, l: { name: string; color: string; description: string; exclusive: boolean; isArchived: boolean }): LabelRow {
+    const r = this.run(
+      "INSERT INTO labels (repo_id, name, color, description, exclusive, is_archived) VALUES (?, ?, ?, ?, ?, ?)",
+      repoId, l.name, l.color, l.description, l.exclusive ? 1 : 0, l.isArchived ? 1 : 0,
+    );
+    return this.one<LabelRow>("SELECT * FROM labels WHERE id = ?", Number(r.lastInsertRowid))!;
+  }
+  labelsOfRepo(repoId: number, offset: number, limit: number): LabelRow[] {
+    return this.all<LabelRow>("SELECT * FROM labels WHERE repo_id = ? ORDER BY name, id LIMIT ? OFFSET ?", repoId, limit, offset);
+  }
+  countLabels(repoId: number): number {
+    return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM labels WHERE repo_id = ?", repoId)!.n;
+  }
+  labelIdsByNames(repoId: number, names: string[]): number[] {
+    const ids: number[] = [];
+    for (const name of names) {
+      for (const r of this.all<{ id: number }>("SELECT id FROM labels WHERE repo_id = ? AND name = ?", repoId, name)) ids.push(r.id);
+    }
+    return ids;
+  }
+  labelOfRepo(repoId: number, id: number): LabelRow | undefined {
+    return this.one<LabelRow>("SELECT * FROM labels WHERE repo_id = ? AND id = ?", repoId, id);
+  }
+  labelsOfIssue(issueId: number): LabelRow[] {
+    return this.all<LabelRow>(
+      "SELECT l.* FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name, l.id", issueId,
+    );
+  }
+  addIssueLabel(issueId: number, labelId: number): boolean {
+    return this.run("INSERT OR IGNORE INTO issue_labels (issue_id, label_id) VALUES (?, ?)", issueId, labelId).changes > 0;
+  }
+
+  // comments
+  insertComment(issueId: number, posterId: number, body: string, createdUnix: number, updatedUnix: number): number {
+    return Number(
+      this.run("INSERT INTO comments (issue_id, poster_id, body, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)",
+        issueId, posterId, body, createdUnix, updatedUnix).lastInsertRowid,
+    );
+  }
+  recountComments(issueId: number): void {
+    this.run("UPDATE issues SET num_comments = (SELECT COUNT(*) FROM comments WHERE issue_id = ?) WHERE id = ?", issueId, issueId);
+  }
+  commentById(id: number): CommentRow | undefined {
+    return this.one<CommentRow>("SELECT * FROM comments WHERE id = ?", id);
+  }
+  /** Forgejo FindComments: updated_unix >= since, updated_unix <= before, ORDER BY created_unix, id. */
+  listComments(issueId: number, sinceUnix: number, beforeUnix: number): CommentRow[] {
+    return this.all<CommentRow>(
+      `SELECT * FROM comments WHERE issue_id = ? AND (? = 0 OR updated_unix >= ?) AND (? = 0 OR updated_unix <= ?)
+       ORDER BY created_unix ASC, id ASC`,
+      issueId, sinceUnix, sinceUnix, beforeUnix, beforeUnix,
+    );
+  }
+  updateComment(id: number, body: string, now: number): void {
+    this.run("UPDATE comments SET body = ?, updated_unix = ? WHERE id = ?", body, now, id);
+  }
+  deleteComment(id: number): void {
+    this.run("DELETE FROM comments WHERE id = ?", id);
+  }
+
+  // hooks
+  createHook(h: Omit<HookRow, "id">): HookRow {
+    const r = this.run(
+      `INSERT INTO hooks (repo_id, type, url, content_type, secret, events, active, authorization_header, branch_filter, created_unix, updated_unix)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      h.repo_id, h.type, h.url, h.content_type, h.secret, h.events, h.active, h.authorization_header, h.branch_filter, h.created_unix, h.updated_unix,
+    );
+    return this.hookById(Number(r.lastInsertRowid))!;
+  }
+  hookById(id: number): HookRow | undefined {
+    return this.one<HookRow>("SELECT * FROM hooks WHERE id = ?", id);
+  }
+  hooksOfRepo(repoId: number): HookRow[] {
+    return this.all<HookRow>("SELECT * FROM hooks WHERE repo_id = ? ORDER BY id", repoId);
+  }
+  deleteHook(id: number): void {
+    this.run("DELETE FROM hooks WHERE id = ?", id);
+  }
+}

@@ -1,0 +1,155 @@
+/** Shared types of the embedded Forgejo-compatible server. */
+import type { Logger } from "pino";
+
+/** Access a user has to one repository (Forgejo's perm.AccessMode, reduced). */
+export type AccessMode = "none" | "read" | "write" | "admin";
+
+/** Restricts fault injection to some requests. Empty/undefined lists match everything. */
+export interface FaultMatch {
+  /** HTTP methods, e.g. ["POST"]. */
+  methods?: string[];
+  /** Route ids as in FORGE_ROUTES, e.g. "POST /repos/{owner}/{repo}/issues/{index}/comments". */
+  routes?: string[];
+}
+
+export interface FaultOptions {
+  /** Extra delay per API request, in ms. */
+  latencyMs?: number;
+  /** Cap on response body bytes per second (bodies are streamed in chunks with delays). */
+  bandwidthBytesPerSec?: number;
+  /** Share (0..1) of requests answered 500/502/503. */
+  errorRate?: number;
+  /** Share (0..1) of requests answered 429. */
+  rateLimitRate?: number;
+  /** Retry-After value (seconds) sent with injected 429s; default 1, 0 allowed. */
+  retryAfterSec?: number;
+  /** Share (0..1) of requests whose connection is destroyed without any response. */
+  resetRate?: number;
+  /** Share (0..1) of write requests (POST/PATCH/PUT/DELETE) applied, then the socket is destroyed. */
+  commitThenDropRate?: number;
+  /** Only requests matching this are subject to the random faults and latency/bandwidth. */
+  match?: FaultMatch;
+}
+
+export type FaultKind = "error500" | "error502" | "error503" | "rateLimit" | "reset" | "commitThenDrop";
+
+export interface ForgeOptions {
+  port?: number;
+  host?: string;
+  /** Directory for forge.sqlite; undefined = in-memory database. */
+  dataDir?: string;
+  faults?: FaultOptions;
+  /** Seed of the fault PRNG (mulberry32). Default 1. */
+  seed?: number;
+  logger?: Logger;
+  /** Webhook delivery timeout in ms (Forgejo: [webhook] DELIVER_TIMEOUT = 5 s). */
+  webhookTimeoutMs?: number;
+  /** Clock in epoch ms (tests may drive it); default Date.now. */
+  clock?: () => number;
+}
+
+/** Result of a route handler; the server turns it into bytes (or a fault). */
+export interface ApiResult {
+  status: number;
+  /** JSON value (serialised Go-style), a raw string (sent as-is) or undefined for an empty body. */
+  json?: unknown;
+  raw?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Work to run after the response is handed to the socket (e.g. webhooks). */
+  after?: () => void;
+}
+
+export interface UserRow {
+  id: number;
+  login: string;
+  full_name: string;
+  email: string;
+  is_admin: number;
+  created_unix: number;
+}
+
+export interface RepoRow {
+  id: number;
+  owner_id: number;
+  name: string;
+  description: string;
+  private: number;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface IssueRow {
+  id: number;
+  repo_id: number;
+  idx: number;
+  poster_id: number;
+  title: string;
+  body: string;
+  is_closed: number;
+  is_pull: number;
+  is_locked: number;
+  num_comments: number;
+  created_unix: number;
+  updated_unix: number;
+  closed_unix: number;
+}
+
+export interface CommentRow {
+  id: number;
+  issue_id: number;
+  poster_id: number;
+  body: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface LabelRow {
+  id: number;
+  repo_id: number;
+  name: string;
+  color: string;
+  description: string;
+  exclusive: number;
+  is_archived: number;
+}
+
+export interface HookRow {
+  id: number;
+  repo_id: number;
+  type: string;
+  url: string;
+  content_type: string;
+  secret: string;
+  events: string;
+  active: number;
+  authorization_header: string;
+  branch_filter: string;
+  created_unix: number;
+  updated_unix: number;
+}
+
+export interface DeliveryRecord {
+  id: number;
+  hookId: number;
+  uuid: string;
+  event: string;
+  eventType: string;
+  action: string;
+  url: string;
+  /** The exact bytes sent. */
+  body: string;
+  requestHeaders: Record<string, string>;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface ForgeStats {
+  requests: Record<string, number>;
+  totalRequests: number;
+  bytesSent: number;
+  faults: Record<FaultKind, number>;
+  deliveries: number;
+}

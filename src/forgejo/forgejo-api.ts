@@ -1,0 +1,123 @@
+import { z } from "zod";
+import type { ForgejoClient } from "./forgejo-client.ts";
+import { CommentSchema, HookSchema, IssueSchema, LabelSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoUser } from "./schemas.ts";
+
+/** owner/repo of the repository holding the session issue. */
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+const repoName = (r: RepoRef) => `repository ${r.owner}/${r.repo}`;
+const issueName = (r: RepoRef, n: number) => `issue #${n} of ${r.owner}/${r.repo}`;
+const Empty = z.unknown();
+
+/**
+ * One function per Forgejo endpoint checkpost uses, each validated with zod.
+ * Forgejo specifics are noted where they differ from GitHub's API.
+ */
+export class ForgejoApi {
+  constructor(readonly client: ForgejoClient) {}
+
+  async version(): Promise<string> {
+    return (await this.client.call("GET /version", { schema: VersionSchema })).data.version;
+  }
+
+  async currentUser(): Promise<ForgejoUser> {
+    return (await this.client.call("GET /user", { schema: UserSchema, what: "the token's user" })).data;
+  }
+
+  /**
+   * GET /repos/{owner}/{repo}/issues. Forgejo returns pull requests too unless
+   * type=issues; several `labels` are AND-ed and unknown names silently dropped.
+   */
+  async listIssues(
+    r: RepoRef,
+    q: { state?: "open" | "closed" | "all"; labels?: string; q?: string; type?: "issues" | "pulls"; page?: number; limit?: number } = {},
+  ): Promise<{ issues: ForgejoIssue[]; totalCount: number | null }> {
+    const res = await this.client.call("GET /repos/{owner}/{repo}/issues", {
+      params: { owner: r.owner, repo: r.repo, type: "issues", ...q },
+      schema: z.array(IssueSchema),
+      what: repoName(r),
+    });
+    const total = res.headers["x-total-count"];
+    return { issues: res.data, totalCount: total === undefined ? null : Number(total) };
+  }
+
+  async getIssue(r: RepoRef, index: number): Promise<ForgejoIssue> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, schema: IssueSchema, what: issueName(r, index) })).data;
+  }
+
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<ForgejoIssue> {
+    return (await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data: input, schema: IssueSchema, what: repoName(r) })).data;
+  }
+
+  /** PATCH answers 201 on Forgejo (not 200). */
+  async editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<ForgejoIssue> {
+    return (await this.client.call("PATCH /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, data: input, schema: IssueSchema, what: issueName(r, index) })).data;
+  }
+
+  /**
+   * Every comment of an issue: Forgejo does NOT page this endpoint. `since` and
+   * `before` filter on the UPDATED time, in whole seconds.
+   */
+  async listComments(r: RepoRef, index: number, q: { since?: string; before?: string } = {}): Promise<ForgejoComment[]> {
+    return (
+      await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/comments", {
+        params: { ...r, index, ...q },
+        schema: z.array(CommentSchema),
+        what: issueName(r, index),
+      })
+    ).data;
+  }
+
+  async getComment(r: RepoRef, id: number): Promise<ForgejoComment> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: CommentSchema, what: `comment ${id} in ${r.owner}/${r.repo}` })).data;
+  }
+
+  /** retry:false for callers that make the POST exactly-once themselves. */
+  async createComment(r: RepoRef, index: number, body: string, opts: { retry?: boolean } = {}): Promise<ForgejoComment> {
+    return (
+      await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/comments", {
+        params: { ...r, index },
+        data: { body },
+        schema: CommentSchema,
+        what: issueName(r, index),
+        ...(opts.retry === undefined ? {} : { retry: opts.retry }),
+      })
+    ).data;
+  }
+
+  async editComment(r: RepoRef, id: number, body: string): Promise<ForgejoComment> {
+    return (await this.client.call("PATCH /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, data: { body }, schema: CommentSchema, what: `comment ${id}` })).data;
+  }
+
+  async deleteComment(r: RepoRef, id: number): Promise<void> {
+    await this.client.call("DELETE /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: Empty, what: `comment ${id}` });
+  }
+
+  async listLabels(r: RepoRef): Promise<ForgejoLabel[]> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/labels", { params: { ...r, limit: 50 }, schema: z.array(LabelSchema), what: repoName(r) })).data;
+  }
+
+  async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<ForgejoLabel> {
+    return (await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data;
+  }
+
+  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<ForgejoLabel[]> {
+    return (await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })).data;
+  }
+
+  async listHooks(r: RepoRef): Promise<ForgejoHook[]> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/hooks", { params: { ...r }, schema: z.array(HookSchema), what: repoName(r) })).data;
+  }
+
+  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<ForgejoHook> {
+    return (await this.client.call("POST /repos/{owner}/{repo}/hooks", { params: { ...r }, data: input, schema: HookSchema, what: repoName(r) })).data;
+  }
+
+  async deleteHook(r: RepoRef, id: number): Promise<void> {
+    await this.client.call("DELETE /repos/{owner}/{repo}/hooks/{id}", { params: { ...r, id }, schema: Empty, what: `hook ${id} of ${r.owner}/${r.repo}` });
+  }
+}

@@ -1,0 +1,190 @@
+import { Octokit } from "@octokit/core";
+import { RequestError } from "@octokit/request-error";
+import pRetry, { AbortError } from "p-retry";
+import type { z } from "zod";
+import type { Logger } from "pino";
+import { ForgejoApiError, ForgejoResponseError } from "../errors.ts";
+import { forgejoError, networkError } from "./forgejo-error.ts";
+import type { RequestTarget } from "./forgejo-error.ts";
+
+export interface ForgejoClientOptions {
+  /** FORGEJO_URL: the instance root, e.g. http://127.0.0.1:3000 (the client adds /api/v1). */
+  url: string;
+  /** Sent as `Authorization: token …`. */
+  token?: string;
+  /** Injected fetch (tests, instrumentation). */
+  fetch?: typeof globalThis.fetch;
+  logger?: Pick<Logger, "debug" | "warn">;
+  /** Retries after the first attempt, for network errors, 5xx and 429. Default 4. */
+  retries?: number;
+  /** First backoff delay; doubles each retry, with jitter. Default 250 ms. */
+  minRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Longest Retry-After honoured; longer ones fail fast. Default 60 s. */
+  maxRetryAfterMs?: number;
+  /** Per-attempt timeout. Default 30 s. */
+  timeoutMs?: number;
+  random?: () => number;
+}
+
+export interface CallOptions<S extends z.ZodType> {
+  params?: Record<string, string | number | boolean | undefined>;
+  /** JSON body. */
+  data?: unknown;
+  schema: S;
+  what?: string;
+  /** false: one attempt only (the caller runs its own loop, e.g. exactly-once saves). */
+  retry?: boolean;
+}
+
+export interface CallResult<T> {
+  data: T;
+  status: number;
+  headers: Record<string, string | undefined>;
+}
+
+/** True when a request may have been applied although no success came back. */
+export function isOutcomeUnknown(e: unknown): boolean {
+  return e instanceof ForgejoApiError && (e.status === 0 || e.status >= 500);
+}
+
+/** Network errors, 5xx and 429 are worth another attempt; other 4xx are not. */
+export function isRetryable(e: unknown): boolean {
+  return e instanceof ForgejoApiError && (e.status === 0 || e.status >= 500 || e.status === 429);
+}
+
+/**
+ * A thin Forgejo REST client: @octokit/core with the token, p-retry for
+ * transient failures (honouring Retry-After), zod at the boundary, and errors
+ * that say what to fix.
+ */
+export class ForgejoClient {
+  readonly apiUrl: string;
+  /** Requests sent (every attempt counts), for benchmarks and the save-costs-one-request check. */
+  requestCount = 0;
+  /** Server clock minus ours, from the last `Date` header (ms); used to build `since` filters. */
+  serverClockOffsetMs = 0;
+  private readonly octokit: Octokit;
+  private readonly opts: Required<Omit<ForgejoClientOptions, "token" | "fetch" | "logger">> & Pick<ForgejoClientOptions, "logger">;
+
+  constructor(options: ForgejoClientOptions) {
+    this.apiUrl = `${options.url.replace(/\/+$/, "")}/api/v1`;
+    this.opts = {
+      url: options.url,
+      logger: options.logger,
+      retries: options.retries ?? 4,
+      minRetryDelayMs: options.minRetryDelayMs ?? 250,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      random: options.random ?? Math.random,
+    };
+    this.octokit = new Octokit({
+      baseUrl: this.apiUrl,
+      ...(options.token ? { auth: options.token } : {}),
+      userAgent: "checkpost",
+      request: options.fetch ? { fetch: options.fetch } : {},
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+  }
+
+  /** One endpoint call: `route` like "GET /repos/{owner}/{repo}/issues/{index}". */
+  async call<S extends z.ZodType>(route: string, options: CallOptions<S>): Promise<CallResult<z.output<S>>> {
+    const [method = "GET"] = route.split(" ");
+    const target: RequestTarget = { method, url: route, ...(options.what ? { what: options.what } : {}) };
+    const attempt = () => this.once(route, target, options);
+    if (options.retry === false) return attempt();
+    return pRetry(
+      async () => {
+        try {
+          return await attempt();
+        } catch (e) {
+          // AbortError stops p-retry at once; keep our typed error as its cause.
+          if (!isRetryable(e)) throw new AbortError(e as Error);
+          throw e;
+        }
+      },
+      {
+        retries: this.opts.retries,
+        minTimeout: 0,
+        maxTimeout: 0,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft <= 0) return;
+          const wait = this.retryDelay(error, attemptNumber);
+          this.opts.logger?.warn({ route, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
+          await new Promise((r) => setTimeout(r, wait));
+        },
+      },
+    ).catch((e: unknown) => {
+      throw e instanceof AbortError && e.cause instanceof Error ? e.cause : e;
+    });
+  }
+
+  private retryDelay(error: Error, attemptNumber: number): number {
+    const retryAfter = error instanceof ForgejoApiError && error.status === 429 ? retryAfterMs(error) : undefined;
+    if (retryAfter !== undefined) {
+      if (retryAfter > this.opts.maxRetryAfterMs) throw error; // stop: waiting that long is the caller's call
+      return retryAfter;
+    }
+    const base = Math.min(this.opts.maxRetryDelayMs, this.opts.minRetryDelayMs * 2 ** (attemptNumber - 1));
+    return Math.round(base * (0.5 + this.opts.random() / 2));
+  }
+
+  private async once<S extends z.ZodType>(route: string, target: RequestTarget, options: CallOptions<S>): Promise<CallResult<z.output<S>>> {
+    this.requestCount++;
+    const params: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
+    if (options.data !== undefined) params["data"] = options.data;
+    let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
+    try {
+      response = await this.octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(this.opts.timeoutMs) } });
+    } catch (e) {
+      throw this.translate(e, target);
+    }
+    const headers = stringHeaders(response.headers);
+    this.noteServerClock(headers["date"]);
+    const parsed = options.schema.safeParse(response.data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ForgejoResponseError(
+        `Forgejo's answer to ${route} does not have the expected shape (${issue?.path.join(".") || "body"}: ${issue?.message}). Is FORGEJO_URL a Forgejo/Gitea instance?`,
+      );
+    }
+    return { data: parsed.data, status: response.status, headers };
+  }
+
+  private translate(e: unknown, target: RequestTarget): Error {
+    if (e instanceof RequestError) {
+      const url = e.request?.url ?? target.url;
+      const t = { ...target, url };
+      if (!e.response) return networkError(t, e.cause ?? e);
+      const headers = stringHeaders(e.response.headers as Record<string, unknown>);
+      this.noteServerClock(headers["date"]);
+      return forgejoError(e.status, e.response.data, t, e, headers["retry-after"]);
+    }
+    // Aborted (timeout) or a body cut off mid-read: no answer we can trust.
+    if (e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError" || e.name === "TypeError")) return networkError(target, e);
+    return e instanceof Error ? e : new Error(String(e));
+  }
+
+  private noteServerClock(date: string | undefined): void {
+    if (!date) return;
+    const t = Date.parse(date);
+    if (!Number.isNaN(t)) this.serverClockOffsetMs = t - Date.now();
+  }
+}
+
+function stringHeaders(h: Record<string, unknown>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = v === undefined ? undefined : String(v);
+  return out;
+}
+
+/** Retry-After as seconds or an HTTP date, in ms. */
+function retryAfterMs(e: ForgejoApiError): number | undefined {
+  const v = e.retryAfter;
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}

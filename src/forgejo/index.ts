@@ -1,0 +1,6 @@
+export { ForgejoClient, isOutcomeUnknown, isRetryable } from "./forgejo-client.ts";
+export type { ForgejoClientOptions, CallOptions, CallResult } from "./forgejo-client.ts";
+export { ForgejoApi } from "./forgejo-api.ts";
+export type { RepoRef } from "./forgejo-api.ts";
+export * from "./schemas.ts";
+export { forgejoError, networkError } from "./forgejo-error.ts";

@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+/**
+ * Lenient schemas: they check only the fields checkpost reads and let the rest
+ * through, so a newer Forgejo adding fields never breaks us (Renovate's rule).
+ */
+export const UserSchema = z.looseObject({ id: z.number(), login: z.string() });
+export type ForgejoUser = z.infer<typeof UserSchema>;
+
+export const LabelSchema = z.looseObject({ id: z.number(), name: z.string(), color: z.string().optional() });
+export type ForgejoLabel = z.infer<typeof LabelSchema>;
+
+export const IssueSchema = z.looseObject({
+  id: z.number(),
+  number: z.number(),
+  title: z.string(),
+  body: z.string().nullable().transform((b) => b ?? ""),
+  state: z.string(),
+  html_url: z.string(),
+  user: UserSchema,
+  labels: z.array(LabelSchema).nullable().transform((l) => l ?? []),
+  comments: z.number().optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  pull_request: z.unknown().optional(),
+});
+export type ForgejoIssue = z.infer<typeof IssueSchema>;
+
+export const CommentSchema = z.looseObject({
+  id: z.number(),
+  body: z.string(),
+  user: UserSchema,
+  html_url: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ForgejoComment = z.infer<typeof CommentSchema>;
+
+export const HookSchema = z.looseObject({
+  id: z.number(),
+  type: z.string(),
+  active: z.boolean(),
+  events: z.array(z.string()),
+  config: z.record(z.string(), z.string()).optional(),
+});
+export type ForgejoHook = z.infer<typeof HookSchema>;
+
+export const VersionSchema = z.looseObject({ version: z.string() });
+
+/** Forgejo's APIError / APIValidationError body. */
+export const ErrorBodySchema = z.looseObject({ message: z.string().optional() });

@@ -1,0 +1,117 @@
+import nock from "nock";
+import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
+import { ForgejoApiError, ForgejoResponseError } from "../../../src/errors.ts";
+
+const URL = "http://forgejo.test";
+const repo = { owner: "acme", repo: "widgets" };
+const comment = (id: number, body = "hi") => ({
+  id,
+  body,
+  user: { id: 1, login: "bot" },
+  html_url: `${URL}/acme/widgets/issues/1#issuecomment-${id}`,
+  created_at: "2026-11-29T10:00:00Z",
+  updated_at: "2026-11-29T10:00:00Z",
+});
+
+function api(opts: Partial<ConstructorParameters<typeof ForgejoClient>[0]> = {}) {
+  const client = new ForgejoClient({ url: URL, token: "s3cret", minRetryDelayMs: 1, maxRetryDelayMs: 5, ...opts });
+  return { client, api: new ForgejoApi(client) };
+}
+
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
+afterEach(() => {
+  // Fail a test that left a mock unused: it expected a request that never came.
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+describe("ForgejoClient", () => {
+  it("sends `Authorization: token …` to <url>/api/v1", async () => {
+    nock(URL, { reqheaders: { authorization: "token s3cret" } }).get("/api/v1/user").reply(200, { id: 1, login: "bot" });
+    expect((await api().api.currentUser()).login).toBe("bot");
+  });
+
+  it("retries a 5xx and then succeeds", async () => {
+    nock(URL).get("/api/v1/repos/acme/widgets/issues/1/comments").reply(502, "bad gateway").get("/api/v1/repos/acme/widgets/issues/1/comments").reply(200, [comment(5)]);
+    const { client, api: a } = api();
+    expect((await a.listComments(repo, 1)).map((c) => c.id)).toEqual([5]);
+    expect(client.requestCount).toBe(2);
+  });
+
+  it("retries network errors", async () => {
+    nock(URL).get("/api/v1/version").replyWithError({ code: "ECONNRESET", message: "socket hang up" }).get("/api/v1/version").reply(200, { version: "13.0.5+gitea-1.22.0" });
+    expect(await api().api.version()).toBe("13.0.5+gitea-1.22.0");
+  });
+
+  it("honours Retry-After on 429", async () => {
+    nock(URL).get("/api/v1/version").reply(429, { message: "slow down" }, { "Retry-After": "1" }).get("/api/v1/version").reply(200, { version: "x" });
+    const started = Date.now();
+    await api().api.version();
+    // The backoff alone would be ≤ 5 ms; the server asked for 1 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it("fails fast when Retry-After is beyond the cap", async () => {
+    nock(URL).get("/api/v1/version").reply(429, {}, { "Retry-After": "3600" });
+    await expect(api().api.version()).rejects.toMatchObject({ status: 429 });
+  });
+
+  it("does not retry a 404 and says what to check", async () => {
+    nock(URL).get("/api/v1/repos/acme/widgets/issues/9").reply(404, { message: "The target couldn't be found.", url: "" });
+    const { client, api: a } = api();
+    const err = await a.getIssue(repo, 9).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ForgejoApiError);
+    expect((err as ForgejoApiError).status).toBe(404);
+    expect((err as Error).message).toMatch(/issue #9 of acme\/widgets does not exist.*FORGEJO_OWNER/);
+    expect(client.requestCount).toBe(1);
+  });
+
+  it.each([
+    [401, /rejected the token.*FORGEJO_TOKEN/],
+    [403, /write:issue.*archived or the issue locked/],
+    [422, /rejected the request.*"bad title"/],
+  ])("explains %i without retrying", async (status, message) => {
+    nock(URL).post("/api/v1/repos/acme/widgets/issues").reply(status, { message: "bad title" });
+    await expect(api().api.createIssue(repo, { title: "x" })).rejects.toThrow(message);
+  });
+
+  it("gives up after the retries with a message naming the failure", async () => {
+    nock(URL).get("/api/v1/version").times(3).reply(503, {});
+    const { client, api: a } = api({ retries: 2 });
+    await expect(a.version()).rejects.toThrow(/Forgejo failed \(503\).*retries ran out/);
+    expect(client.requestCount).toBe(3);
+  });
+
+  it("makes one attempt when retry is off", async () => {
+    nock(URL).post("/api/v1/repos/acme/widgets/issues/1/comments").reply(500, {});
+    const { client, api: a } = api();
+    await expect(a.createComment(repo, 1, "x", { retry: false })).rejects.toMatchObject({ status: 500 });
+    expect(client.requestCount).toBe(1);
+  });
+
+  it("validates responses at the boundary", async () => {
+    nock(URL).get("/api/v1/repos/acme/widgets/issues/1/comments").reply(200, [{ id: "nope" }]);
+    await expect(api().api.listComments(repo, 1)).rejects.toBeInstanceOf(ForgejoResponseError);
+  });
+
+  it("asks for type=issues so pull requests are not mistaken for issues", async () => {
+    nock(URL).get("/api/v1/repos/acme/widgets/issues").query({ type: "issues", state: "open", labels: "Type/Automation" }).reply(200, [], { "X-Total-Count": "0" });
+    expect(await api().api.listIssues(repo, { state: "open", labels: "Type/Automation" })).toEqual({ issues: [], totalCount: 0 });
+  });
+
+  it("passes since/before through for the comment list (no paging parameters)", async () => {
+    nock(URL).get("/api/v1/repos/acme/widgets/issues/3/comments").query({ since: "2026-11-29T10:00:00Z" }).reply(200, [comment(1)]);
+    expect(await api().api.listComments(repo, 3, { since: "2026-11-29T10:00:00Z" })).toHaveLength(1);
+  });
+
+  it("records the server's clock offset from the Date header", async () => {
+    const serverNow = new Date(Date.now() + 120_000).toUTCString();
+    nock(URL).get("/api/v1/version").reply(200, { version: "x" }, { Date: serverNow });
+    const { client, api: a } = api();
+    await a.version();
+    expect(client.serverClockOffsetMs).toBeGreaterThan(100_000);
+  });
+});
