@@ -1,0 +1,65 @@
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import { ForgejoApiError } from "../errors.ts";
+import type { PhaseMap } from "../protocol/index.ts";
+import { createProjection } from "../projection/index.ts";
+import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
+import { extractResumeIndex } from "../dashboard/index.ts";
+import { toCommentRecord } from "./to-comment-record.ts";
+
+export interface ColdResumeInput {
+  api: ForgejoApi;
+  repo: RepoRef;
+  issue: number;
+  policy: TrustPolicy;
+  agent: string;
+  session: string;
+  map: Readonly<PhaseMap>;
+}
+
+export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
+
+/** `since` wants whole seconds; flooring keeps the boundary second in (the projection dedupes). */
+function sinceOf(iso: string): string {
+  return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+function answer(records: CommentRecord[], input: ColdResumeInput, via: "index" | "full"): ColdResumeAnswer {
+  const p = createProjection(input.policy);
+  p.replaceAll(records);
+  const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
+  return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
+}
+
+/**
+ * Resume without the bot. When the issue body carries the bot's resume index,
+ * read the issue, the one indexed comment and the tail of comments updated
+ * since the index's watermark; otherwise (or when anything does not check
+ * out) read every comment. The index is only a hint: the comment it points to
+ * goes through the same trust rules as any other, so a forged index can at
+ * worst send a worker to an older checkpoint of its own, never to a forged one.
+ */
+export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
+  const { api, repo, issue } = input;
+  const full = async () => answer((await api.listComments(repo, issue)).map(toCommentRecord), input, "full");
+
+  const index = extractResumeIndex((await api.getIssue(repo, issue)).body);
+  if (!index?.watermarkUpdatedAt) return full();
+  const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
+
+  const tail = api.listComments(repo, issue, { since: sinceOf(index.watermarkUpdatedAt) });
+  let pointed: CommentRecord | null = null;
+  if (entry) {
+    try {
+      pointed = toCommentRecord(await api.getComment(repo, entry.commentId));
+    } catch (e) {
+      if (e instanceof ForgejoApiError && e.status === 404) return full(); // deleted since the index was written
+      throw e;
+    }
+  }
+  const records = (await tail).map(toCommentRecord);
+  if (pointed && !records.some((r) => r.id === pointed.id)) records.unshift(pointed);
+  const result = answer(records, input, "index");
+  // Trust the shortcut only when it found what the index promised (or something newer).
+  if (!result.checkpoint || (entry && result.checkpoint.commentId < entry.commentId)) return full();
+  return result;
+}

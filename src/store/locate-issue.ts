@@ -1,0 +1,52 @@
+import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import { SessionIssueNotFoundError } from "../errors.ts";
+
+export interface LocateOptions {
+  title: string;
+  label: string;
+  create: boolean;
+  warn?: (message: string, extra: Record<string, unknown>) => void;
+}
+
+/**
+ * Find the open session-state issue: title contains `title` and the label is
+ * really on it. Forgejo drops unknown label names from the filter instead of
+ * failing, so the label is checked here too. Several matches: the newest wins.
+ */
+export async function locateIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {
+  const matches: ForgejoIssue[] = [];
+  const limit = 50; // Forgejo's default MAX_RESPONSE_ITEMS
+  for (let page = 1; ; page++) {
+    const { issues, totalCount } = await api.listIssues(repo, { state: "open", labels: opts.label, type: "issues", page, limit });
+    for (const issue of issues) {
+      if (issue.pull_request) continue;
+      if (issue.title.includes(opts.title) && issue.labels.some((l) => l.name === opts.label)) matches.push(issue);
+    }
+    if (issues.length < limit || (totalCount !== null && page * limit >= totalCount)) break;
+  }
+  matches.sort((a, b) => b.number - a.number);
+  const [newest] = matches;
+  if (newest) {
+    if (matches.length > 1)
+      opts.warn?.(`several open session-state issues match; using the newest, #${newest.number}. Close the others to silence this.`, {
+        issues: matches.map((m) => m.number),
+      });
+    return newest;
+  }
+  if (!opts.create)
+    throw new SessionIssueNotFoundError(
+      `No open issue titled "${opts.title}" with label "${opts.label}" in ${repo.owner}/${repo.repo}. ` +
+        `Create it with \`checkpost init\`, pass --issue N, or set CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL.`,
+    );
+  return createIssue(api, repo, opts);
+}
+
+async function createIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {
+  const labels = await api.listLabels(repo);
+  const label = labels.find((l) => l.name === opts.label) ?? (await api.createLabel(repo, { name: opts.label, color: "#0075ca", description: "Automated agent session state" }));
+  return api.createIssue(repo, {
+    title: opts.title,
+    body: "Session state for automated agents: checkpoints (`[CHECKPOINT]`) and health signals (`[HEALTH]`) are posted as comments below.",
+    labels: [label.id],
+  });
+}

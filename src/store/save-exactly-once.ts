@@ -1,0 +1,32 @@
+import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import { isOutcomeUnknown } from "../forgejo/index.ts";
+
+/** How far before an attempt (server clock) to look for our own comment after an unknown outcome. */
+const LOOKBACK_MS = 60_000;
+
+/**
+ * POST a comment at most once. When an attempt's outcome is unknown (reset,
+ * timeout, 5xx after sending), the next attempt first looks for `marker`
+ * (the checkpoint's unique `Id:` line) among comments updated since just
+ * before the first attempt, and returns that comment instead of posting again.
+ * With no fault, this is exactly one request.
+ */
+export async function postExactlyOnce(api: ForgejoApi, repo: RepoRef, issue: number, body: string, marker: string): Promise<ForgejoComment> {
+  const client = api.client;
+  let firstAttemptServerMs: number | null = null;
+  let unknown = false;
+  return client.withRetry(async () => {
+    if (unknown && firstAttemptServerMs !== null) {
+      const since = new Date(Math.floor((firstAttemptServerMs - LOOKBACK_MS) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+      const found = (await api.listComments(repo, issue, { since })).find((c) => c.body.includes(marker));
+      if (found) return found;
+    }
+    firstAttemptServerMs ??= Date.now() + client.serverClockOffsetMs;
+    try {
+      return await api.createComment(repo, issue, body, { retry: false });
+    } catch (e) {
+      unknown ||= isOutcomeUnknown(e);
+      throw e;
+    }
+  }, "save");
+}

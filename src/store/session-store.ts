@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
+import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
+import { createProjection } from "../projection/index.ts";
+import type { Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint } from "../projection/index.ts";
+import { CheckpointTooLargeError } from "../errors.ts";
+import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
+import { locateIssue } from "./locate-issue.ts";
+import { postExactlyOnce } from "./save-exactly-once.ts";
+import { toCommentRecord } from "./to-comment-record.ts";
+import { coldResume } from "./cold-resume.ts";
+
+export interface SessionStoreOptions {
+  api: ForgejoApi;
+  repo: RepoRef;
+  title?: string;
+  label?: string;
+  /** Known issue number: skips the lookup, so a save is exactly one request. */
+  issue?: number;
+  /** Logins believed besides the token's own user (CHECKPOST_TRUSTED_AUTHORS). */
+  trustedAuthors?: string[];
+  /** The token's own login, if known (saves a GET /user on reads). */
+  selfLogin?: string;
+  /** CHECKPOST_SIGNING_KEY: sign what we write, believe only what verifies. */
+  signingKey?: string;
+  maxCheckpointBytes?: number;
+  logger?: Pick<Logger, "warn" | "debug" | "info">;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export interface SaveInput {
+  agent: string;
+  session: string;
+  phase: string;
+  data: JsonObject;
+  /** Override the handle's own Seq/Epoch memory (the CLI's --seq/--epoch). */
+  seq?: number;
+  epoch?: number;
+}
+
+export interface SavedCheckpoint {
+  comment_id: number;
+  issue: number;
+  html_url: string;
+  checkpoint: Checkpoint;
+}
+
+/** A checkpoint as `latest`/`history` return it. */
+export type StoredCheckpoint = LatestCheckpoint & { agent: string; session: string };
+
+const key = (agent: string, session: string) => `${agent}\u0000${session}`;
+
+/** A fresh unique checkpoint id: "cp-" + 24 hex digits (96 random bits). */
+export function newCheckpointId(): string {
+  return `cp-${randomBytes(12).toString("hex")}`;
+}
+
+/**
+ * The library API: locate (or create) the session issue, save checkpoints and
+ * health signals, and reconstruct resume points. A handle remembers the issue
+ * number and, per agent+session, the last Seq and Epoch it saw or wrote, so a
+ * save never reads back.
+ */
+export class SessionStore {
+  readonly repo: RepoRef;
+  private issue: number | undefined;
+  private self: string | undefined;
+  private readonly writers = new Map<string, { seq: number; epoch: number }>();
+  private readonly o: Required<Pick<SessionStoreOptions, "title" | "label" | "maxCheckpointBytes" | "now" | "newId">> & SessionStoreOptions;
+
+  constructor(options: SessionStoreOptions) {
+    this.repo = options.repo;
+    this.issue = options.issue;
+    this.self = options.selfLogin;
+    this.o = {
+      title: DEFAULT_SESSION_TITLE,
+      label: DEFAULT_SESSION_LABEL,
+      maxCheckpointBytes: DEFAULT_MAX_CHECKPOINT_BYTES,
+      now: () => new Date(),
+      newId: newCheckpointId,
+      ...options,
+    };
+  }
+
+  get api(): ForgejoApi {
+    return this.o.api;
+  }
+
+  /** The session issue's number, located once per handle (or created when `create`). */
+  async issueNumber(opts: { create?: boolean } = {}): Promise<number> {
+    if (this.issue !== undefined) return this.issue;
+    const found = await locateIssue(this.o.api, this.repo, {
+      title: this.o.title,
+      label: this.o.label,
+      create: opts.create ?? false,
+      warn: (msg, extra) => this.o.logger?.warn(extra, msg),
+    });
+    this.issue = found.number;
+    return found.number;
+  }
+
+  /** Post a checkpoint exactly once. Costs one request when the issue number is known. */
+  async save(input: SaveInput): Promise<SavedCheckpoint> {
+    const k = key(input.agent, input.session);
+    const mem = this.writers.get(k);
+    const seq = input.seq ?? (mem ? mem.seq + 1 : undefined);
+    const epoch = input.epoch ?? mem?.epoch;
+    const cp: Checkpoint = {
+      version: PROTOCOL_VERSION,
+      agent: input.agent,
+      session: input.session,
+      phase: input.phase,
+      timestamp: pythonUtcIsoformat(this.o.now()),
+      data: input.data,
+      id: this.o.newId(),
+      ...(seq !== undefined ? { seq } : {}),
+      ...(epoch !== undefined ? { epoch } : {}),
+    };
+    if (this.o.signingKey) cp.signature = signCheckpoint(cp, this.o.signingKey);
+    const body = formatCheckpoint({ ...cp, data: input.data, timestamp: cp.timestamp as string });
+    this.checkSize(body, input.data);
+    const issue = await this.issueNumber();
+    const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
+    if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
+    return { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
+  }
+
+  /** Post a `[HEALTH]` signal (retried; a duplicate health signal is harmless). */
+  async health(input: { agent: string; session: string; metrics: JsonObject; status?: string; nextCheck?: string }) {
+    const body = formatHealth({ ...input, timestamp: pythonUtcIsoformat(this.o.now()) });
+    const issue = await this.issueNumber();
+    const comment = await this.o.api.createComment(this.repo, issue, body);
+    return { comment_id: comment.id, issue, html_url: comment.html_url };
+  }
+
+  /** Read every comment and fold it (the full, always-correct path). */
+  async project(): Promise<Projection> {
+    const issue = await this.issueNumber();
+    const [comments, policy] = await Promise.all([this.o.api.listComments(this.repo, issue), this.policy()]);
+    const p = createProjection(policy);
+    p.replaceAll(comments.map(toCommentRecord));
+    return p;
+  }
+
+  async snapshot(): Promise<ProjectionSnapshot> {
+    return (await this.project()).snapshot();
+  }
+
+  /** The newest trusted checkpoint of an agent (of one session, or of any). */
+  async latest(agent: string, session?: string): Promise<StoredCheckpoint | null> {
+    const entries = (await this.snapshot()).entries.filter((e) => e.agent === agent && (session === undefined || e.session === session) && e.latest);
+    const best = entries.sort((a, b) => (b.latest?.commentId ?? 0) - (a.latest?.commentId ?? 0))[0];
+    return best?.latest ? { ...best.latest, agent: best.agent, session: best.session } : null;
+  }
+
+  /**
+   * Where a restarted worker continues. Uses the dashboard's resume index when
+   * the bot keeps one (a few small requests), verifying what it points to, and
+   * falls back to reading every comment. Remembers Seq and takes over with the
+   * next Epoch, so this handle's later saves fence off any zombie.
+   */
+  async resume(agent: string, session: string, map: Readonly<PhaseMap>): Promise<ResumeAnswer & { next_seq: number; epoch: number }> {
+    const issue = await this.issueNumber();
+    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy: await this.policy(), agent, session, map });
+    const epoch = answer.maxEpoch + (answer.checkpoint ? 1 : 0);
+    const seq = answer.checkpoint?.seq ?? 0;
+    this.writers.set(key(agent, session), { seq, epoch });
+    const { maxEpoch: _, ...rest } = answer;
+    return { ...rest, next_seq: seq + 1, epoch };
+  }
+
+  private async policy() {
+    if (this.self === undefined) this.self = (await this.o.api.currentUser()).login;
+    const trusted = new Set([this.self, ...(this.o.trustedAuthors ?? [])].map((s) => s.toLowerCase()));
+    return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}) };
+  }
+
+  private checkSize(body: string, data: JsonObject): void {
+    const bytes = Buffer.byteLength(body, "utf8");
+    if (bytes <= this.o.maxCheckpointBytes) return;
+    const largest = Object.entries(data)
+      .map(([k, v]) => [k, JSON.stringify(v)?.length ?? 0] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([k]) => k);
+    throw new CheckpointTooLargeError(bytes, this.o.maxCheckpointBytes, largest);
+  }
+}
