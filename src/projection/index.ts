@@ -1,0 +1,21 @@
+export { CommentRecordSchema, CommentEventSchema, TrustPolicySchema } from "./comment-event.ts";
+export type { CommentRecord, CommentEvent, TrustPolicy } from "./comment-event.ts";
+export { createProjection } from "./create-projection.ts";
+export type { Projection, ProjectionOptions } from "./create-projection.ts";
+export { projectComments } from "./project-comments.ts";
+export { entryKey } from "./entry-key.ts";
+export { MAX_INTERVALS } from "./projection-snapshot.ts";
+export type {
+  AgentEntry,
+  Anomaly,
+  AnomalyKind,
+  EntryCounts,
+  HealthState,
+  LatestCheckpoint,
+  ProjectionSnapshot,
+  ResumeAnswer,
+} from "./projection-snapshot.ts";
+export { liveness, DEFAULT_LIVENESS_OPTIONS } from "./liveness.ts";
+export type { Liveness, LivenessOptions, LivenessState } from "./liveness.ts";
+export { detectTransitions } from "./detect-transitions.ts";
+export type { LivenessTransition } from "./detect-transitions.ts";

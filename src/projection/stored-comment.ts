@@ -1,0 +1,83 @@
+import { parseComment, verifyCheckpointSignature } from "../protocol/index.ts";
+import type { Checkpoint, Health, ReaderLimits } from "../protocol/index.ts";
+import type { CommentRecord } from "./comment-event.ts";
+import { entryKey } from "./entry-key.ts";
+
+/** Which version of a comment is held: the newest `updatedAt`, ties broken by the larger body digest. */
+export interface Version {
+  updatedMs: number;
+  hash: string;
+  /** More than one distinct body has been seen for this comment id (an edit, whatever the timestamps say). */
+  multi: boolean;
+}
+
+/** > 0 when `a` is the newer version. Deterministic whatever the arrival order. */
+export function compareVersions(a: Pick<Version, "updatedMs" | "hash">, b: Pick<Version, "updatedMs" | "hash">): number {
+  if (a.updatedMs !== b.updatedMs) return a.updatedMs - b.updatedMs;
+  return a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0;
+}
+
+/** `ok`/`bad`/`unsigned` when the policy has a key, `n/a` otherwise. Computed once per version. */
+export type SignatureStatus = "ok" | "bad" | "unsigned" | "n/a";
+
+interface RecordBase {
+  commentId: number;
+  /** Entry key, or null for an unreadable comment that does not name agent and session. */
+  key: string | null;
+  agent: string | null;
+  session: string | null;
+  createdMs: number;
+  htmlUrl?: string;
+  trustedAuthor: boolean;
+  /** `updatedAt` differs from `createdAt`. */
+  editedByTime: boolean;
+  version: Version;
+}
+
+export type StoredRecord =
+  | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: Checkpoint; sig: SignatureStatus })
+  | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: Health })
+  | (RecordBase & { kind: "invalid"; error: string; marker: "checkpoint" | "health" });
+
+export interface RecordContext {
+  trustedAuthors: ReadonlySet<string>;
+  signingKey?: string;
+  readerLimits?: Partial<ReaderLimits>;
+}
+
+/** Best effort: the `Session:` line of a comment the reader rejected, so it can be counted against its entry. */
+function sniffSession(body: string): string | null {
+  const m = /^[ \t]*Session:[ \t]*(\S[^\r\n]{0,255}?)[ \t]*\r?$/m.exec(body.slice(0, 8192));
+  return m ? (m[1] as string) : null;
+}
+
+/**
+ * Read one comment version into what derivation needs, or null for a comment
+ * that is not the protocol's (its body is not kept anywhere).
+ */
+export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordContext): StoredRecord | null {
+  const parsed = parseComment(c.body, ctx.readerLimits);
+  if (parsed.kind === "none") return null;
+  const createdMs = Date.parse(c.createdAt);
+  const base = {
+    commentId: c.id,
+    createdMs,
+    trustedAuthor: ctx.trustedAuthors.has(c.author.toLowerCase()),
+    editedByTime: version.updatedMs !== createdMs,
+    version,
+    ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}),
+  };
+  if (parsed.kind === "invalid") {
+    const session = parsed.agent !== null ? sniffSession(c.body) : null;
+    const key = parsed.agent !== null && session !== null ? entryKey(parsed.agent, session) : null;
+    return { ...base, kind: "invalid", key, agent: parsed.agent, session, error: parsed.error, marker: parsed.marker };
+  }
+  if (parsed.kind === "health") {
+    const h = parsed.health;
+    return { ...base, kind: "health", key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, health: h };
+  }
+  const cp = parsed.checkpoint;
+  const sig: SignatureStatus =
+    ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
+  return { ...base, kind: "checkpoint", key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, checkpoint: cp, sig };
+}
