@@ -14,6 +14,7 @@ function r(method: RouteSpec["method"], path: string): RouteSpec {
 export const FORGE_ROUTES: readonly RouteSpec[] = [
   r("GET", "/version"),
   r("GET", "/user"),
+  r("POST", "/user/repos"),
   r("GET", "/repos/{owner}/{repo}"),
   r("GET", "/repos/{owner}/{repo}/issues"),
   r("POST", "/repos/{owner}/{repo}/issues"),

@@ -43,6 +43,12 @@ export const CreateHookOption = z.object({
   branch_filter: z.string().optional(),
 });
 
+export const CreateRepoOption = z.object({
+  name: required,
+  description: z.string().optional(),
+  private: z.boolean().optional(),
+});
+
 function goFieldName(key: string): string {
   return key
     .split("_")

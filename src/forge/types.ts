@@ -56,8 +56,11 @@ export interface ApiResult {
   raw?: string;
   contentType?: string;
   headers?: Record<string, string>;
-  /** Work to run after the response is handed to the socket (e.g. webhooks). */
-  after?: () => void;
+  /**
+   * Side effects queued with the response (webhooks). Called before the body is written; `responded`
+   * resolves once the response is finished (or the connection was dropped).
+   */
+  after?: (responded: Promise<void>) => void;
 }
 
 export interface UserRow {

@@ -94,10 +94,19 @@ export class ForgejoClient {
     const target: RequestTarget = { method, url: route, ...(options.what ? { what: options.what } : {}) };
     const attempt = () => this.once(route, target, options);
     if (options.retry === false) return attempt();
+    return this.withRetry(attempt, route);
+  }
+
+  /**
+   * Run `fn` with the client's retry policy: network errors, 5xx and 429 are
+   * retried with jittered exponential backoff, or after Retry-After when the
+   * server sent one; anything else fails at once. `fn` gets the attempt number.
+   */
+  async withRetry<T>(fn: (attemptNumber: number) => Promise<T>, label = "request"): Promise<T> {
     return pRetry(
-      async () => {
+      async (attemptNumber) => {
         try {
-          return await attempt();
+          return await fn(attemptNumber);
         } catch (e) {
           // AbortError stops p-retry at once; keep our typed error as its cause.
           if (!isRetryable(e)) throw new AbortError(e as Error);
@@ -111,7 +120,7 @@ export class ForgejoClient {
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           if (retriesLeft <= 0) return;
           const wait = this.retryDelay(error, attemptNumber);
-          this.opts.logger?.warn({ route, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
+          this.opts.logger?.warn({ label, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
           await new Promise((r) => setTimeout(r, wait));
         },
       },

@@ -10,4 +10,5 @@ export * from "./phase-map.ts";
 export { toResumePoint } from "./resume-point.ts";
 export type { ResumePoint } from "./resume-point.ts";
 export { toParseOutput } from "./parse-output.ts";
+export { protocolJsonSchema } from "./json-schema.ts";
 export type { ParseOutput } from "./parse-output.ts";

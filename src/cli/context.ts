@@ -1,0 +1,76 @@
+import type { Logger } from "pino";
+import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
+import type { ClientEnv } from "../config/env.ts";
+import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
+import { SessionStore } from "../store/index.ts";
+import { ConfigError, ForgejoApiError } from "../errors.ts";
+import { createLogger } from "../log/create-logger.ts";
+import type { CliIo } from "./io.ts";
+import { IssueCache } from "./issue-cache.ts";
+
+export interface RepoFlags {
+  repo?: string;
+  issue?: number;
+  url?: string;
+  debug?: boolean;
+}
+
+export interface CliContext {
+  env: ClientEnv;
+  store: SessionStore;
+  logger: Logger;
+  /** Run `fn` against the store; if a cached issue number turned out stale (404), forget it and retry once. */
+  withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
+}
+
+/** Build the store from env and flags. Flags win over env. */
+export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
+  const env = parseEnv(ClientEnvSchema, io.env);
+  const url = flags.url ?? env.FORGEJO_URL;
+  if (!url) throw new ConfigError("no Forgejo instance: set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url");
+  if (!env.FORGEJO_TOKEN) throw new ConfigError("no token: set FORGEJO_TOKEN to a Forgejo access token with the write:issue scope");
+  const repo = repoFromEnv(env, flags.repo);
+  const logger = createLogger({
+    level: flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn"),
+    destination: process.stderr as unknown as import("pino").DestinationStream,
+    secrets: [env.FORGEJO_TOKEN, env.CHECKPOST_SIGNING_KEY ?? ""],
+  });
+  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
+  const cache = new IssueCache(env.CHECKPOST_CACHE_DIR, io.env);
+  const cacheKey = [url, repo.owner, repo.repo, env.CHECKPOST_SESSION_TITLE, env.CHECKPOST_SESSION_LABEL].join("|");
+  const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
+  const make = (issue: number | undefined) =>
+    new SessionStore({
+      api,
+      repo,
+      title: env.CHECKPOST_SESSION_TITLE,
+      label: env.CHECKPOST_SESSION_LABEL,
+      trustedAuthors: env.CHECKPOST_TRUSTED_AUTHORS,
+      maxCheckpointBytes: env.CHECKPOST_MAX_CHECKPOINT_BYTES,
+      logger,
+      ...(issue !== undefined ? { issue } : {}),
+      ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
+    });
+  const cached = explicit === undefined ? cache.get(cacheKey) : undefined;
+  const store = make(explicit ?? cached);
+  return {
+    env,
+    store,
+    logger,
+    async withStore(fn) {
+      try {
+        const result = await fn(store);
+        if (explicit === undefined) cache.set(cacheKey, await store.issueNumber());
+        return result;
+      } catch (e) {
+        if (cached === undefined || !(e instanceof ForgejoApiError && e.status === 404)) throw e;
+        logger.debug({ cached }, "cached session issue is gone; locating it again");
+        cache.set(cacheKey, undefined);
+        const fresh = make(undefined);
+        const result = await fn(fresh);
+        cache.set(cacheKey, await fresh.issueNumber());
+        return result;
+      }
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { CommanderError } from "commander";
+import { CheckpostError, ExitError } from "../errors.ts";
+import type { CliIo } from "./io.ts";
+import { buildProgram } from "./program.ts";
+
+/**
+ * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage. Errors are
+ * printed as their message; the stack only with --debug.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  const debug = argv.includes("--debug");
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help/version exit 0; commander already printed its message.
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    if (e instanceof ExitError) {
+      if (e.message && e.message !== `exit ${e.code}`) io.err(`checkpost: ${e.message}`);
+      return e.code;
+    }
+    const known = e instanceof CheckpostError;
+    io.err(`checkpost: ${e instanceof Error ? e.message : String(e)}`);
+    if (debug && e instanceof Error && e.stack) io.err(e.stack);
+    else if (!known) io.err("(this looks like a bug; rerun with --debug for the stack trace)");
+    return 1;
+  }
+}

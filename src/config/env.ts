@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../store/defaults.ts";
+
+const csv = z
+  .string()
+  .optional()
+  .transform((s) => (s ?? "").split(",").map((x) => x.trim()).filter(Boolean));
+
+const positiveInt = (def: number) => z.coerce.number().int().positive().default(def);
+
+/** The variables the CLI and the library read. Every one is listed in .env.example. */
+export const ClientEnvSchema = z.object({
+  FORGEJO_URL: z.url({ message: "must be the instance's base URL, e.g. http://127.0.0.1:3000" }).optional(),
+  FORGEJO_TOKEN: z.string().min(1).optional(),
+  /** owner/repo, or FORGEJO_OWNER + FORGEJO_REPO. */
+  FORGEJO_REPOSITORY: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "owner/repo"').optional(),
+  FORGEJO_OWNER: z.string().min(1).optional(),
+  FORGEJO_REPO: z.string().min(1).optional(),
+  CHECKPOST_ISSUE: z.coerce.number().int().positive().optional(),
+  CHECKPOST_SESSION_TITLE: z.string().min(1).default(DEFAULT_SESSION_TITLE),
+  CHECKPOST_SESSION_LABEL: z.string().min(1).default(DEFAULT_SESSION_LABEL),
+  CHECKPOST_TRUSTED_AUTHORS: csv,
+  CHECKPOST_SIGNING_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  CHECKPOST_MAX_CHECKPOINT_BYTES: positiveInt(DEFAULT_MAX_CHECKPOINT_BYTES),
+  CHECKPOST_CACHE_DIR: z.string().min(1).optional(),
+  CHECKPOST_REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  CHECKPOST_RETRIES: z.coerce.number().int().min(0).max(20).default(4),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+});
+export type ClientEnv = z.infer<typeof ClientEnvSchema>;
+
+/** Validate env with zod; the error names each bad variable and what it must be. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  // Empty strings (e.g. `FORGEJO_URL=` in .env) mean unset.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const r = schema.safeParse(cleaned);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+}
+
+/** owner/repo from FORGEJO_REPOSITORY or FORGEJO_OWNER + FORGEJO_REPO. */
+export function repoFromEnv(env: Pick<ClientEnv, "FORGEJO_REPOSITORY" | "FORGEJO_OWNER" | "FORGEJO_REPO">, flag?: string): { owner: string; repo: string } {
+  const spec = flag ?? env.FORGEJO_REPOSITORY;
+  if (spec) {
+    const [owner, repo] = spec.split("/");
+    if (owner && repo) return { owner, repo };
+    throw new ConfigError(`repository "${spec}" must be "owner/repo" (--repo or FORGEJO_REPOSITORY)`);
+  }
+  if (env.FORGEJO_OWNER && env.FORGEJO_REPO) return { owner: env.FORGEJO_OWNER, repo: env.FORGEJO_REPO };
+  throw new ConfigError("no repository: set FORGEJO_REPOSITORY=owner/repo (or FORGEJO_OWNER and FORGEJO_REPO), or pass --repo owner/repo");
+}

@@ -1,0 +1,55 @@
+/** Webhook payloads (modules/structs/hook.go: IssueCommentPayload, IssuePayload), keys in Go struct order. */
+import { accessMode } from "./access.ts";
+import type { ForgeContext } from "./context.ts";
+import { toApiComment, toApiIssue, toApiRepo, toApiUser } from "./convert.ts";
+import type { CommentRow, IssueRow, RepoRow, UserRow } from "./types.ts";
+
+export type HookEventType = "issues" | "issue_label" | "issue_comment";
+
+/** HookEventType.Event(): the value of X-*-Event (issue_label → "issues"). */
+export function eventHeader(t: HookEventType): string {
+  return t === "issue_comment" ? "issue_comment" : "issues";
+}
+
+export interface Changes {
+  title?: { from: string };
+  body?: { from: string };
+}
+
+export function issueCommentPayload(
+  f: ForgeContext,
+  action: "created" | "edited" | "deleted",
+  issue: IssueRow,
+  comment: CommentRow,
+  repo: RepoRow,
+  doer: UserRow,
+  changes?: Changes,
+): Record<string, unknown> {
+  const p: Record<string, unknown> = {
+    action,
+    issue: toApiIssue(f, issue, repo, doer),
+    comment: toApiComment(f, comment, issue, repo),
+  };
+  if (changes) p.changes = changes;
+  p.repository = toApiRepo(f, repo, accessMode(f, repo, doer));
+  p.sender = toApiUser(f, doer, null);
+  p.is_pull = issue.is_pull === 1;
+  return p;
+}
+
+export function issuesPayload(
+  f: ForgeContext,
+  action: "opened" | "edited" | "closed" | "reopened" | "label_updated",
+  issue: IssueRow,
+  repo: RepoRow,
+  doer: UserRow,
+  changes?: Changes,
+): Record<string, unknown> {
+  const p: Record<string, unknown> = { action, number: issue.idx };
+  if (changes) p.changes = changes;
+  p.issue = toApiIssue(f, issue, repo, doer);
+  p.repository = toApiRepo(f, repo, accessMode(f, repo, doer));
+  p.sender = toApiUser(f, doer, null);
+  p.commit_id = "";
+  return p;
+}

@@ -1,0 +1,184 @@
+/** startForge(): the HTTP server (API under /api/v1, read-only web view elsewhere) with fault injection. */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { authenticate, tokenFromRequest } from "./access.ts";
+import { createAdmin, type ForgeAdmin } from "./admin.ts";
+import { ApiFailure, apiError, notFound, swaggerUrl } from "./api-error.ts";
+import type { ForgeContext, RequestContext } from "./context.ts";
+import { ROUTE_HANDLERS } from "./dispatch.ts";
+import { FaultController, statusOfFault } from "./faults.ts";
+import { goJsonEncode } from "./go-json.ts";
+import { matchRoute } from "./routes-table.ts";
+import { ForgeStore } from "./store-sqlite.ts";
+import { writeThrottled } from "./throttle.ts";
+import type { ApiResult, ForgeOptions } from "./types.ts";
+import { renderWeb } from "./web-view.ts";
+import { WebhookDispatcher } from "./webhooks.ts";
+
+export interface ForgeServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** url + "/api/v1" */
+  apiUrl: string;
+  port: number;
+  admin: ForgeAdmin;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 32 * 1024 * 1024;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) req.destroy(new Error("body too large"));
+      else chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+export async function startForge(options: ForgeOptions = {}): Promise<ForgeServer> {
+  const host = options.host ?? "127.0.0.1";
+  const logger = options.logger ?? pino({ level: "silent" });
+  const store = new ForgeStore(options.dataDir);
+  let clock = options.clock ?? Date.now;
+  const faults = new FaultController(options.faults, options.seed ?? 1);
+  const stats = { requests: {} as Record<string, number>, totalRequests: 0, bytesSent: 0 };
+  const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
+  const forge: ForgeContext = {
+    store, baseUrl: "", logger, webhooks,
+    nowUnix: () => Math.floor(clock() / 1000),
+  };
+
+  async function send(res: ServerResponse, result: ApiResult, throttle: number): Promise<void> {
+    const headers: Record<string, string> = { ...(result.headers ?? {}) };
+    let body: Buffer | undefined;
+    if (result.json !== undefined) {
+      body = Buffer.from(goJsonEncode(result.json), "utf8");
+      headers["Content-Type"] = "application/json;charset=utf-8";
+    } else if (result.raw !== undefined) {
+      body = Buffer.from(result.raw, "utf8");
+      headers["Content-Type"] = result.contentType ?? "text/plain;charset=utf-8";
+    }
+    headers["Content-Length"] = String(body?.length ?? 0);
+    res.writeHead(result.status, headers);
+    stats.bytesSent += body?.length ?? 0;
+    if (body && throttle > 0) await writeThrottled(res, body, throttle);
+    else res.end(body);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? "GET").toUpperCase();
+    const url = new URL(req.url ?? "/", forge.baseUrl);
+    const responded = new Promise<void>((resolve) => {
+      res.on("finish", resolve);
+      res.on("close", resolve);
+    });
+    const raw = await readBody(req);
+    if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
+      stats.totalRequests++;
+      stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
+      if (method !== "GET" && method !== "HEAD") return send(res, { status: 405, raw: "Method Not Allowed" }, 0);
+      const page = renderWeb(forge, url.pathname);
+      return send(res, { status: page.status, raw: page.html, contentType: "text/html; charset=utf-8" }, 0);
+    }
+    const apiPath = url.pathname.slice("/api/v1".length) || "/";
+    const match = matchRoute(method, apiPath);
+    const routeId = match.spec ? match.spec.id : "UNMATCHED";
+    stats.totalRequests++;
+    stats.requests[routeId] = (stats.requests[routeId] ?? 0) + 1;
+
+    const faulty = faults.applies(method, routeId);
+    if (faulty && faults.latencyMs() > 0) await sleep(faults.latencyMs());
+    const throttle = faulty ? faults.bandwidth() : 0;
+    const kind = faulty ? faults.decide(method) : null;
+    if (kind === "reset") {
+      req.socket.destroy();
+      return;
+    }
+    if (kind && kind !== "commitThenDrop") {
+      const status = statusOfFault(kind);
+      const headers: Record<string, string> = kind === "rateLimit" ? { "Retry-After": String(faults.retryAfterSec()) } : {};
+      const message = kind === "rateLimit" ? "rate limit exceeded (injected fault)" : "injected fault";
+      return send(res, { status, json: { message, url: swaggerUrl(forge.baseUrl) }, headers }, throttle);
+    }
+
+    let result: ApiResult;
+    try {
+      if (!match.spec) throw match.pathExists ? new ApiFailure({ status: 405 }) : notFound(forge.baseUrl);
+      const doer = authenticate(forge, tokenFromRequest(url, req.headers));
+      let body: unknown;
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString("utf8"));
+        } catch (err) {
+          throw apiError(forge.baseUrl, 422, `[]: ${err instanceof Error ? err.message : "invalid JSON"}`);
+        }
+      }
+      const ctx: RequestContext = { forge, method, url, params: match.params, doer, body };
+      result = ROUTE_HANDLERS[match.spec.id]!(ctx);
+    } catch (err) {
+      if (err instanceof ApiFailure) result = err.result;
+      else {
+        logger.error({ err, route: routeId, method }, "forge handler failed");
+        result = { status: 500, json: { message: err instanceof Error ? err.message : "internal error", url: swaggerUrl(forge.baseUrl) } };
+      }
+    }
+    result.after?.(responded);
+    logger.debug({ method, route: routeId, status: result.status, fault: kind }, "forge request");
+    if (kind === "commitThenDrop") {
+      req.socket.destroy();
+      return;
+    }
+    await send(res, result, throttle);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      logger.error({ err }, "forge request crashed");
+      if (!res.headersSent) {
+        res.writeHead(500, { "Content-Type": "application/json;charset=utf-8" });
+        res.end(goJsonEncode({ message: "internal error", url: swaggerUrl(forge.baseUrl) }));
+      } else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+  forge.baseUrl = url;
+  logger.info({ url, dataDir: options.dataDir ?? null }, "forge listening");
+
+  const admin = createAdmin({
+    forge, faults, webhooks, stats,
+    setClock: (c) => { clock = c ?? Date.now; },
+  });
+
+  let closed = false;
+  return {
+    url,
+    apiUrl: `${url}/api/v1`,
+    port,
+    admin,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await webhooks.idle();
+      webhooks.close();
+      store.close();
+    },
+  };
+}
