@@ -31,7 +31,7 @@ export async function forgeCommand(opts: ForgeCommandOptions): Promise<ForgeServ
     login = login ?? "checkpost";
     admin.createUser(login, { isAdmin: true });
     log(`forge: empty database, created admin user "${login}"`);
-  } else if (login && !userExists(forge, login)) {
+  } else if (login && !admin.userExists(login)) {
     admin.createUser(login);
     log(`forge: created user "${login}"`);
   }
