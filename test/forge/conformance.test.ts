@@ -1,0 +1,173 @@
+/**
+ * Conformance: every response of the embedded forge is checked against swagger.v1.json (Forgejo v13.0.5):
+ * (a) the operation (method + path template) exists and every query parameter used is declared for it,
+ * (b) the status is declared for the operation (or is one of the documented middleware exceptions below),
+ * (c) the body validates against the declared schema (additionalProperties closed to catch invented keys).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FORGE_ROUTES } from "../../src/forge/index.ts";
+import { api, asArray, asRecord, seededForge, type Reply, type Seeded } from "./helpers.ts";
+import { namedResponseValidator, operation, queryParams, responseValidator } from "./spec.ts";
+
+/**
+ * Statuses Forgejo's middleware answers that the per-operation swagger responses omit:
+ * 401 from apiAuth/reqToken (the spec only declares global "security"), 403 from reqAdmin/reqRepoWriter,
+ * 422 from bind() on bodies, 404 from commentAssignment on DELETE. Validated against the named response.
+ */
+const MIDDLEWARE_EXCEPTIONS: Record<number, string> = {
+  401: "unauthorized",
+  403: "forbidden",
+  404: "notFound",
+  422: "validationError",
+};
+
+const hitRoutes = new Set<string>();
+const checkedStatuses: string[] = [];
+
+let s: Seeded;
+beforeAll(async () => {
+  s = await seededForge();
+  s.forge.admin.createLabel("alice", "widgets", { name: "bug", color: "#ee0701" });
+  s.forge.admin.createLabel("alice", "widgets", { name: "prio", color: "00ff00" });
+});
+afterAll(async () => {
+  await s.forge.close();
+});
+
+/** Call a route and run checks (a)–(c). `template` is the swagger path, `path` the concrete one. */
+async function call(
+  method: string, template: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string } = {},
+): Promise<Reply> {
+  const op = operation(method, template);
+  expect(op, `${method} ${template} in swagger paths`).toBeDefined();
+  const url = new URL(`http://x${path}`);
+  const declared = queryParams(op!);
+  for (const name of url.searchParams.keys()) expect(declared, `${method} ${template} declares ?${name}`).toContain(name);
+  const reply = await api(s.forge, method, path, opts);
+  hitRoutes.add(`${method} ${template}`);
+  checkedStatuses.push(`${method} ${template} ${reply.status}`);
+  const responses = op!.responses as Record<string, unknown>;
+  let validate;
+  if (responses[String(reply.status)] !== undefined) validate = responseValidator(op!, reply.status);
+  else {
+    const named = MIDDLEWARE_EXCEPTIONS[reply.status];
+    expect(named, `${method} ${template} status ${reply.status} declared or excepted`).toBeDefined();
+    validate = namedResponseValidator(named!);
+  }
+  if (reply.text.length === 0) {
+    // ctx.Status(403)/204: Forgejo sends no body; nothing to validate.
+    expect([204, 403]).toContain(reply.status);
+  } else if (validate) {
+    const ok = validate(reply.json);
+    expect(ok, `${method} ${path} ${reply.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+  if (reply.json !== undefined) expect(reply.headers.get("content-type")).toBe("application/json;charset=utf-8");
+  return reply;
+}
+
+describe("conformance with swagger.v1.json", () => {
+  it("every FORGE_ROUTES entry exists in the spec", () => {
+    for (const r of FORGE_ROUTES) expect(operation(r.method, r.path), r.id).toBeDefined();
+  });
+
+  it("drives every route, including error statuses", async () => {
+    const { alice, bob, root } = s;
+    await call("GET", "/version", "/version");
+    expect(asRecord((await call("GET", "/user", "/user", { token: alice })).json).login).toBe("alice");
+    expect((await call("GET", "/user", "/user")).status).toBe(401);
+    expect((await call("GET", "/user", "/user", { token: "0".repeat(40) })).status).toBe(401);
+    expect((await call("POST", "/user/repos", "/user/repos", { token: bob, body: { name: "tools" } })).status).toBe(201);
+    expect((await call("POST", "/user/repos", "/user/repos", { token: bob, body: { name: "tools" } })).status).toBe(409);
+    expect((await call("POST", "/user/repos", "/user/repos", { token: bob, body: {} })).status).toBe(422);
+
+    expect((await call("GET", "/repos/{owner}/{repo}", "/repos/alice/widgets")).status).toBe(200);
+    expect((await call("GET", "/repos/{owner}/{repo}", "/repos/alice/nothing")).status).toBe(404);
+    expect((await call("GET", "/repos/{owner}/{repo}", "/repos/alice/secret", { token: bob })).status).toBe(404);
+    expect((await call("GET", "/repos/{owner}/{repo}", "/repos/alice/secret", { token: alice })).status).toBe(200);
+
+    const labels = asArray((await call("GET", "/repos/{owner}/{repo}/labels", "/repos/alice/widgets/labels?page=1&limit=10")).json);
+    expect(labels).toHaveLength(2);
+    expect((await call("POST", "/repos/{owner}/{repo}/labels", "/repos/alice/widgets/labels", { token: alice, body: { name: "docs", color: "#0000ff" } })).status).toBe(201);
+    expect((await call("POST", "/repos/{owner}/{repo}/labels", "/repos/alice/widgets/labels", { token: alice, body: { name: "x", color: "nope" } })).status).toBe(422);
+    expect((await call("POST", "/repos/{owner}/{repo}/labels", "/repos/alice/widgets/labels", { token: bob, body: { name: "y", color: "#000000" } })).status).toBe(403);
+
+    const created = await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { token: alice, body: { title: "First <issue>", body: "Body & more", labels: [1] } });
+    expect(created.status).toBe(201);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { token: alice, body: { body: "no title" } })).status).toBe(422);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { body: { title: "anon" } })).status).toBe(401);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/secret/issues", { token: bob, body: { title: "hidden" } })).status).toBe(404);
+
+    const list = await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?state=all&labels=bug&type=issues&q=first&sort=oldest&page=1&limit=5&since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z&created_by=alice");
+    expect(asArray(list.json)).toHaveLength(1);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?since=yesterday")).status).toBe(422);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?created_by=ghost")).status).toBe(404);
+
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}", "/repos/alice/widgets/issues/1")).status).toBe(200);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}", "/repos/alice/widgets/issues/99")).status).toBe(404);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/{index}", "/repos/alice/widgets/issues/1", { token: alice, body: { body: "edited" } })).status).toBe(201);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/{index}", "/repos/alice/widgets/issues/1", { token: bob, body: { title: "hijack" } })).status).toBe(403);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/{index}", "/repos/alice/widgets/issues/99", { token: alice, body: { title: "x" } })).status).toBe(404);
+
+    const comment = asRecord((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments", { token: bob, body: { body: "hello" } })).json);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments", { token: bob, body: { body: "" } })).status).toBe(422);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments", { body: { body: "anon" } })).status).toBe(401);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/42/comments", { token: bob, body: { body: "x" } })).status).toBe(404);
+    const locked = s.forge.admin.createIssue("alice", "widgets", { title: "Locked", locked: true });
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", `/repos/alice/widgets/issues/${locked.number}/comments`, { token: bob, body: { body: "x" } })).status).toBe(403);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/secret/issues/1/comments", { token: bob, body: { body: "x" } })).status).toBe(404);
+
+    expect(asArray((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments?since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z")).json)).toHaveLength(1);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments?before=bad")).status).toBe(422);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/77/comments")).status).toBe(404);
+
+    const cid = Number(comment.id);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`)).status).toBe(200);
+    expect((await call("GET", "/repos/{owner}/{repo}/issues/comments/{id}", "/repos/alice/widgets/issues/comments/9999")).status).toBe(404);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob, body: { body: "hello again" } })).status).toBe(200);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: root, body: { body: "" } })).status).toBe(422);
+    const other = asRecord((await api(s.forge, "POST", "/repos/alice/widgets/issues/1/comments", { token: alice, body: { body: "alice's" } })).json);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${String(other.id)}`, { token: bob, body: { body: "mine now" } })).status).toBe(403);
+    expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${String(other.id)}`, { token: bob })).status).toBe(403);
+    expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob })).status).toBe(204);
+    expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob })).status).toBe(404);
+
+    expect(asArray((await call("GET", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels")).json)).toHaveLength(1);
+    expect(asArray((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: ["prio", 99, "unknown"] } })).json)).toHaveLength(2);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: bob, body: { labels: [1] } })).status).toBe(403);
+    expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: [true] } })).status).toBe(422);
+
+    const hookBody = { type: "forgejo", config: { url: "http://127.0.0.1:9/hook", content_type: "json", secret: "s3cret" }, events: ["issues", "issue_comment"], active: false };
+    const hook = asRecord((await call("POST", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks", { token: alice, body: hookBody })).json);
+    expect(JSON.stringify(hook)).not.toContain("s3cret");
+    expect((await call("POST", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks", { token: alice, body: { ...hookBody, config: { url: "http://x" } } })).status).toBe(422);
+    expect((await call("POST", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks", { token: bob, body: hookBody })).status).toBe(403);
+    expect(asArray((await call("GET", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks?page=1&limit=10", { token: alice })).json)).toHaveLength(1);
+    expect((await call("GET", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks")).status).toBe(401);
+    expect((await call("GET", "/repos/{owner}/{repo}/hooks/{id}", `/repos/alice/widgets/hooks/${String(hook.id)}`, { token: alice })).status).toBe(200);
+    expect((await call("GET", "/repos/{owner}/{repo}/hooks/{id}", "/repos/alice/widgets/hooks/777", { token: alice })).status).toBe(404);
+    expect((await call("DELETE", "/repos/{owner}/{repo}/hooks/{id}", `/repos/alice/widgets/hooks/${String(hook.id)}`, { token: alice })).status).toBe(204);
+    expect((await call("DELETE", "/repos/{owner}/{repo}/hooks/{id}", `/repos/alice/widgets/hooks/${String(hook.id)}`, { token: alice })).status).toBe(404);
+
+    // Malformed JSON is a binding error (422), like Forgejo's DeserializationError.
+    expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { token: alice, rawBody: "{not json" })).status).toBe(422);
+  });
+
+  it("covered every route of FORGE_ROUTES", () => {
+    const missing = FORGE_ROUTES.map((r) => r.id).filter((id) => !hitRoutes.has(id));
+    expect(missing).toEqual([]);
+    expect(checkedStatuses.length).toBeGreaterThan(55);
+  });
+
+  it("the schema check can fail (invented keys, wrong types)", () => {
+    const v = responseValidator(operation("GET", "/repos/{owner}/{repo}/issues/comments/{id}")!, 200)!;
+    expect(v({ id: 1, body: "x" })).toBe(true);
+    expect(v({ id: "1" })).toBe(false);
+    expect(v({ id: 1, invented: true })).toBe(false);
+  });
+
+  it("answers unknown API paths with Forgejo's 404 shape", async () => {
+    const r = await api(s.forge, "GET", "/repos/alice/widgets/nothing-here");
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ errors: null, message: "The target couldn't be found.", url: `${s.forge.url}/api/swagger` });
+  });
+});
