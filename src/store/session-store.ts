@@ -165,7 +165,8 @@ export class SessionStore {
   async resume(agent: string, session: string, map: Readonly<PhaseMap>): Promise<ResumeAnswer & { next_seq: number; epoch: number }> {
     const issue = await this.issueNumber();
     const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy: await this.policy(), agent, session, map });
-    const epoch = answer.maxEpoch + (answer.checkpoint ? 1 : 0);
+    // Take over: every resume fences off earlier writers of this agent+session.
+    const epoch = answer.maxEpoch + 1;
     const seq = answer.checkpoint?.seq ?? 0;
     this.writers.set(key(agent, session), { seq, epoch });
     const { maxEpoch: _, ...rest } = answer;

@@ -1,0 +1,12 @@
+export { DASHBOARD_START, DASHBOARD_END, RESUME_INDEX_OPEN, RESUME_INDEX_CLOSE } from "./markers.ts";
+export { renderDashboard } from "./render-dashboard.ts";
+export type { RenderDashboardOptions } from "./render-dashboard.ts";
+export { spliceDashboard } from "./splice-dashboard.ts";
+export { dashboardChanged } from "./dashboard-changed.ts";
+export { findDashboardSections } from "./find-dashboard-sections.ts";
+export type { DashboardSpan } from "./find-dashboard-sections.ts";
+export { extractResumeIndex } from "./extract-resume-index.ts";
+export { ResumeIndexSchema, ResumeIndexEntrySchema, buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
+export type { ResumeIndex, ResumeIndexEntry } from "./resume-index.ts";
+export { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
+export { formatAge } from "./format-age.ts";

@@ -1,0 +1,9 @@
+/** Opens the bot's section of the session issue body. */
+export const DASHBOARD_START = "<!-- checkpost:dashboard:start -->";
+/** Closes it. Everything outside a start…end pair belongs to people. */
+export const DASHBOARD_END = "<!-- checkpost:dashboard:end -->";
+/** Opens the machine-readable resume index (an HTML comment inside the section). */
+export const RESUME_INDEX_OPEN = "<!-- checkpost:resume-index ";
+export const RESUME_INDEX_CLOSE = " -->";
+/** Prefix of the one line `dashboardChanged` ignores. */
+export const UPDATED_LINE_PREFIX = "_Updated ";
