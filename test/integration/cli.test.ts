@@ -1,0 +1,130 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.ts";
+import type { CliIo } from "../../src/cli/io.ts";
+import { forgeWorld } from "../helpers/forge-fixture.ts";
+import type { ForgeWorld } from "../helpers/forge-fixture.ts";
+import { commentFixture } from "../../fixtures/index.ts";
+
+let world: ForgeWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function io(env: NodeJS.ProcessEnv = {}, stdin = "") {
+  const out: string[] = [];
+  const err: string[] = [];
+  const cli: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => stdin, env, cwd: process.cwd() };
+  return { cli, out, err, json: () => JSON.parse(out.join("")) as unknown };
+}
+
+const envFor = (w: ForgeWorld, extra: NodeJS.ProcessEnv = {}) => ({
+  FORGEJO_URL: w.forge.url,
+  FORGEJO_TOKEN: w.token,
+  FORGEJO_REPOSITORY: "agent/work",
+  CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")),
+  ...extra,
+});
+
+describe("checkpost CLI", () => {
+  it("parse prints the checkpoint and exits 0", async () => {
+    const t = io({}, commentFixture("seed-fenced"));
+    expect(await runCli(["parse"], t.cli)).toBe(0);
+    expect(t.json()).toMatchObject({ kind: "checkpoint", agent: "implementation-worker", session: "sess-42", phase: "subtask_1_complete", version: "1.0", data: { issue_number: 7 } });
+  });
+
+  it.each([
+    ["hello there", { kind: "none" }],
+    [commentFixture("malformed-json"), { kind: "invalid", agent: "implementation-worker" }],
+    [commentFixture("health"), { kind: "health", agent: "implementation-orchestrator", status: "Active" }],
+  ])("parse exits 0 whatever the body holds (%#)", async (body, expected) => {
+    const t = io({}, body);
+    expect(await runCli(["parse"], t.cli)).toBe(0);
+    expect(t.json()).toMatchObject(expected);
+  });
+
+  it("format checkpoint prints a body the parser reads back", async () => {
+    const t = io();
+    expect(await runCli(["format", "checkpoint", "--agent", "a", "--session", "s", "--phase", "p", "--data", '{"x":1}', "--time", "2026-11-29T10:00:00Z"], t.cli)).toBe(0);
+    const back = io({}, t.out.join(""));
+    await runCli(["parse"], back.cli);
+    expect(back.json()).toEqual({ kind: "checkpoint", agent: "a", session: "s", phase: "p", version: "1.0", timestamp: "2026-11-29T10:00:00Z", data: { x: 1 } });
+  });
+
+  it("exits 2 on usage errors with a message saying what is wrong", async () => {
+    const t = io();
+    expect(await runCli(["format", "checkpoint", "--agent", "a", "--session", "s", "--phase", "p", "--data", "[1]"], t.cli)).toBe(2);
+    expect(t.err.join("")).toMatch(/--data must be a JSON object/);
+    const u = io();
+    expect(await runCli(["save", "--agent", "a"], u.cli)).toBe(2);
+    expect(u.err.join("")).toMatch(/required option/);
+  });
+
+  it("exits 1 with the fix and no stack trace when configuration is missing", async () => {
+    const t = io({});
+    expect(await runCli(["latest", "--agent", "a"], t.cli)).toBe(1);
+    expect(t.err.join("\n")).toMatch(/set FORGEJO_URL/);
+    expect(t.err.join("\n")).not.toMatch(/\n\s+at /);
+  });
+
+  it("exits 1 with the fix on a rejected token", async () => {
+    world = await forgeWorld();
+    const t = io(envFor(world, { FORGEJO_TOKEN: "wrong-token-value" }));
+    expect(await runCli(["latest", "--agent", "a"], t.cli)).toBe(1);
+    expect(t.err.join("")).toMatch(/rejected the token \(401\)/);
+    expect(t.err.join("")).not.toContain("wrong-token-value");
+  });
+
+  it("save → latest → resume → status round trip", async () => {
+    world = await forgeWorld();
+    const env = envFor(world);
+    const s = io(env);
+    expect(await runCli(["save", "--agent", "implementation-worker", "--session", "s1", "--phase", "commit_complete", "--data", '{"commit_sha":"abc"}'], s.cli)).toBe(0);
+    const saved = s.json() as { comment_id: number; issue: number; phase: string };
+    expect(saved).toMatchObject({ issue: world.issue, kind: "checkpoint", phase: "commit_complete", data: { commit_sha: "abc" } });
+
+    const l = io(env);
+    expect(await runCli(["latest", "--agent", "implementation-worker"], l.cli)).toBe(0);
+    expect(l.json()).toMatchObject({ kind: "checkpoint", phase: "commit_complete", comment_id: saved.comment_id });
+
+    const r = io(env);
+    expect(await runCli(["resume", "--agent", "implementation-worker", "--session", "s1"], r.cli)).toBe(0);
+    expect(r.json()).toMatchObject({ resume_point: "phase_4_pr", phase: "commit_complete", state: { commit_sha: "abc" } });
+
+    const none = io(env);
+    await runCli(["resume", "--agent", "implementation-worker", "--session", "other"], none.cli);
+    expect(none.json()).toMatchObject({ resume_point: "start", phase: "fresh_start", state: {} });
+
+    const nl = io(env);
+    await runCli(["latest", "--agent", "nobody"], nl.cli);
+    expect(nl.json()).toBeNull();
+
+    const st = io(env);
+    expect(await runCli(["status"], st.cli)).toBe(0);
+    expect(st.out.join("\n")).toMatch(/implementation-worker\s+s1\s+commit_complete/);
+  });
+
+  it("caches the issue number so the next save is one request", async () => {
+    world = await forgeWorld();
+    const env = envFor(world);
+    await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], io(env).cli);
+    world.forge.admin.resetStats();
+    await runCli(["save", "--agent", "a", "--session", "s", "--phase", "q", "--data", "{}"], io(env).cli);
+    expect(world.forge.admin.stats().totalRequests).toBe(1);
+  });
+
+  it("resume takes a custom phase map from a JSON file", async () => {
+    world = await forgeWorld();
+    const env = envFor(world);
+    const dir = mkdtempSync(join(tmpdir(), "map-"));
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(dir, "map.json"), JSON.stringify({ review_posted: "await_merge" }));
+    await runCli(["save", "--agent", "pr-self-reviewer", "--session", "s", "--phase", "review_posted", "--data", "{}"], io(env).cli);
+    const r = io(env);
+    await runCli(["resume", "--agent", "pr-self-reviewer", "--session", "s", "--map", join(dir, "map.json")], r.cli);
+    expect(r.json()).toMatchObject({ resume_point: "await_merge", phase: "review_posted" });
+  });
+});
