@@ -1,5 +1,5 @@
 import { parseComment, toResumePoint } from "../protocol/index.ts";
-import type { PhaseMap, ReaderLimits } from "../protocol/index.ts";
+import type { Checkpoint, PhaseMap, ReaderLimits } from "../protocol/index.ts";
 import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
@@ -143,19 +143,14 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     }
   };
 
-  const deletedAnomaly = (c: CommentRecord): Anomaly | null => {
-    const p = parseComment(c.body, ctx.readerLimits);
-    if (p.kind !== "checkpoint") return null;
-    const cp = p.checkpoint;
-    return {
-      kind: "deleted-checkpoint",
-      commentId: c.id,
-      agent: cp.agent,
-      session: cp.session,
-      detail: `checkpoint "${cp.phase}"${cp.seq !== undefined ? ` (seq ${cp.seq})` : ""} by ${c.author} was deleted`,
-      ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}),
-    };
-  };
+  const deletedAnomaly = (commentId: number, cp: Checkpoint, htmlUrl: string | undefined): Anomaly => ({
+    kind: "deleted-checkpoint",
+    commentId,
+    agent: cp.agent,
+    session: cp.session,
+    detail: `checkpoint "${cp.phase}"${cp.seq !== undefined ? ` (seq ${cp.seq})` : ""} was deleted`,
+    ...(htmlUrl !== undefined ? { htmlUrl } : {}),
+  });
 
   const upsert = (c: CommentRecord): boolean => {
     const { updatedMs } = checkComment(c);
@@ -165,7 +160,8 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       // Deleted for good; a late copy only tells us what it was.
       if (tomb.version && compareVersions({ updatedMs, hash }, tomb.version) <= 0) return false;
       tomb.version = { updatedMs, hash, multi: tomb.version?.multi ?? false };
-      tomb.deleted = deletedAnomaly(c);
+      const p = parseComment(c.body, ctx.readerLimits);
+      tomb.deleted = p.kind === "checkpoint" ? deletedAnomaly(c.id, p.checkpoint, c.htmlUrl) : null;
       return true;
     }
     const held = live.get(c.id);
@@ -205,17 +201,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     let deleted: Anomaly | null = null;
     if (held.record) {
       detach(held.record);
-      if (held.record.kind === "checkpoint") {
-        const cp = held.record.checkpoint;
-        deleted = {
-          kind: "deleted-checkpoint",
-          commentId: id,
-          agent: cp.agent,
-          session: cp.session,
-          detail: `checkpoint "${cp.phase}"${cp.seq !== undefined ? ` (seq ${cp.seq})` : ""} was deleted`,
-          ...(held.record.htmlUrl !== undefined ? { htmlUrl: held.record.htmlUrl } : {}),
-        };
-      }
+      if (held.record.kind === "checkpoint") deleted = deletedAnomaly(id, held.record.checkpoint, held.record.htmlUrl);
     }
     live.delete(id);
     tombs.set(id, { version: held.version, deleted });
