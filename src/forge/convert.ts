@@ -181,14 +181,14 @@ export function toApiIssue(r: Renderer, issue: IssueRow, repo: RepoRow, doer: Us
 
 /** convert.ToAPIComment: the poster is rendered without a doer; issue_url is the issue's HTML URL ("" for PRs). */
 export function toApiComment(
-  r: Renderer, c: CommentRow, issue: IssueRow, repo: RepoRow, posterCache?: Map<number, Record<string, unknown>>,
+  r: Renderer, c: CommentRow, issue: IssueRow, repo: RepoRow, posterCache?: Map<number, Record<string, unknown>>, issueHtml?: string,
 ): Record<string, unknown> {
   let user = posterCache?.get(c.poster_id);
   if (!user) {
     user = toApiUser(r, r.store.userById(c.poster_id)!, null);
     posterCache?.set(c.poster_id, user);
   }
-  const html = issueHtmlUrl(r, repo, issue);
+  const html = issueHtml ?? issueHtmlUrl(r, repo, issue);
   return {
     id: c.id,
     html_url: `${html}#issuecomment-${c.id}`,

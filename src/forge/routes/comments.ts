@@ -2,7 +2,7 @@
 import { accessMode, canWrite, loadIssue, loadRepo, paramInt, requireToken } from "../access.ts";
 import { apiError, notFound, statusOnly } from "../api-error.ts";
 import type { RequestContext, RouteHandler } from "../context.ts";
-import { toApiComment } from "../convert.ts";
+import { issueHtmlUrl, toApiComment } from "../convert.ts";
 import { issueCommentPayload, type Changes } from "../payloads.ts";
 import { bindBody, CreateIssueCommentOption, EditIssueCommentOption } from "../schemas.ts";
 import type { CommentRow, IssueRow, RepoRow, UserRow } from "../types.ts";
@@ -20,9 +20,10 @@ export const listComments: RouteHandler = (ctx) => {
   const issue = loadIssue(ctx, repo, true);
   const rows = ctx.forge.store.listComments(issue.id, since, before);
   const cache = new Map<number, Record<string, unknown>>();
+  const html = issueHtmlUrl(ctx.forge, repo, issue);
   return {
     status: 200,
-    json: rows.map((c) => toApiComment(ctx.forge, c, issue, repo, cache)),
+    json: rows.map((c) => toApiComment(ctx.forge, c, issue, repo, cache, html)),
     headers: { "X-Total-Count": String(rows.length), "Access-Control-Expose-Headers": "X-Total-Count" },
   };
 };
