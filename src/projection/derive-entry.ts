@@ -20,11 +20,15 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   const flag = (r: StoredRecord, kind: AnomalyKind, detail: string) =>
     anomalies.push({ kind, commentId: r.commentId, agent, session, detail, ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) });
   const counts = { checkpoints: 0, health: 0, invalid: 0, untrusted: 0 };
+  const untrusted = (r: StoredRecord, kind: AnomalyKind, detail: string) => {
+    counts.untrusted++;
+    flag(r, kind, detail);
+  };
   const firstById = new Map<string, number>();
   let maxEpoch = -1;
   let prevSeq: { seq: number; id: string | undefined } | null = null;
-  let latest: LatestCheckpoint | null = null;
-  let health: HealthState | null = null;
+  let latestRecord: Extract<StoredRecord, { kind: "checkpoint" }> | null = null;
+  let healthRecord: Extract<StoredRecord, { kind: "health" }> | null = null;
   const signals: number[] = [];
 
   for (const r of records) {
@@ -43,8 +47,7 @@ export function deriveEntry(agent: string, session: string, records: readonly St
         counts.untrusted++;
         flag(r, "edited", "health signal was edited after posting; ignored");
       } else {
-        const h = r.health;
-        health = { commentId: r.commentId, status: h.status, metrics: h.metrics, timestamp: h.timestamp, createdAt: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
+        healthRecord = r;
         signals.push(r.createdMs);
       }
       continue;
@@ -52,37 +55,33 @@ export function deriveEntry(agent: string, session: string, records: readonly St
 
     counts.checkpoints++;
     const cp = r.checkpoint;
-    const untrusted = (kind: AnomalyKind, detail: string) => {
-      counts.untrusted++;
-      flag(r, kind, detail);
-    };
     if (!r.trustedAuthor) {
-      untrusted("untrusted-author", `checkpoint "${cp.phase}" from an author outside the trusted list; not resumable`);
+      untrusted(r, "untrusted-author", `checkpoint "${cp.phase}" from an author outside the trusted list; not resumable`);
       continue;
     }
     if (edited) {
-      untrusted("edited", `checkpoint "${cp.phase}" was edited after posting; not resumable`);
+      untrusted(r, "edited", `checkpoint "${cp.phase}" was edited after posting; not resumable`);
       continue;
     }
     if (r.sig === "unsigned") {
-      untrusted("unsigned", `checkpoint "${cp.phase}" has no Signature and a signing key is configured; not resumable`);
+      untrusted(r, "unsigned", `checkpoint "${cp.phase}" has no Signature and a signing key is configured; not resumable`);
       continue;
     }
     if (r.sig === "bad") {
-      untrusted("bad-signature", `checkpoint "${cp.phase}" has a Signature that does not verify; not resumable`);
+      untrusted(r, "bad-signature", `checkpoint "${cp.phase}" has a Signature that does not verify; not resumable`);
       continue;
     }
     if (cp.id !== undefined) {
       const first = firstById.get(cp.id);
       if (first !== undefined) {
-        untrusted("duplicate-id", `Id ${cp.id} already used by comment ${first}; this copy is ignored`);
+        untrusted(r, "duplicate-id", `Id ${cp.id} already used by comment ${first}; this copy is ignored`);
         continue;
       }
       firstById.set(cp.id, r.commentId);
     }
     const epoch = cp.epoch ?? 0;
     if (epoch < maxEpoch) {
-      untrusted("zombie", `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`);
+      untrusted(r, "zombie", `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`);
       continue;
     }
     maxEpoch = epoch;
@@ -94,21 +93,13 @@ export function deriveEntry(agent: string, session: string, records: readonly St
       }
       prevSeq = { seq: cp.seq, id: cp.id };
     }
-    latest = {
-      commentId: r.commentId,
-      ...(cp.id !== undefined ? { id: cp.id } : {}),
-      phase: cp.phase,
-      ...(cp.seq !== undefined ? { seq: cp.seq } : {}),
-      ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
-      timestamp: cp.timestamp,
-      createdAt: iso(r.createdMs),
-      data: cp.data,
-      ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
-    };
+    latestRecord = r;
     signals.push(r.createdMs);
   }
 
   const intervalsMs: number[] = [];
+  const latest = latestRecord && toLatest(latestRecord);
+  const health = healthRecord && toHealthState(healthRecord);
   for (let i = Math.max(1, signals.length - MAX_INTERVALS); i < signals.length; i++)
     intervalsMs.push(Math.max(0, (signals[i] as number) - (signals[i - 1] as number)));
   const last = signals.length ? (signals[signals.length - 1] as number) : null;
@@ -116,4 +107,24 @@ export function deriveEntry(agent: string, session: string, records: readonly St
     entry: { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs },
     anomalies,
   };
+}
+
+function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheckpoint {
+  const cp = r.checkpoint;
+  return {
+    commentId: r.commentId,
+    ...(cp.id !== undefined ? { id: cp.id } : {}),
+    phase: cp.phase,
+    ...(cp.seq !== undefined ? { seq: cp.seq } : {}),
+    ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
+    timestamp: cp.timestamp,
+    createdAt: iso(r.createdMs),
+    data: cp.data,
+    ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
+  };
+}
+
+function toHealthState(r: Extract<StoredRecord, { kind: "health" }>): HealthState {
+  const h = r.health;
+  return { commentId: r.commentId, status: h.status, metrics: h.metrics, timestamp: h.timestamp, createdAt: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
 }

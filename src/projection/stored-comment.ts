@@ -27,7 +27,7 @@ interface RecordBase {
   agent: string | null;
   session: string | null;
   createdMs: number;
-  htmlUrl?: string;
+  htmlUrl: string | undefined;
   trustedAuthor: boolean;
   /** `updatedAt` differs from `createdAt`. */
   editedByTime: boolean;
@@ -59,25 +59,20 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
   const parsed = parseComment(c.body, ctx.readerLimits);
   if (parsed.kind === "none") return null;
   const createdMs = Date.parse(c.createdAt);
-  const base = {
-    commentId: c.id,
-    createdMs,
-    trustedAuthor: ctx.trustedAuthors.has(c.author.toLowerCase()),
-    editedByTime: version.updatedMs !== createdMs,
-    version,
-    ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}),
-  };
+  const trustedAuthor = ctx.trustedAuthors.has(c.author.toLowerCase());
+  const editedByTime = version.updatedMs !== createdMs;
+  const { id: commentId, htmlUrl } = c;
   if (parsed.kind === "invalid") {
     const session = parsed.agent !== null ? sniffSession(c.body) : null;
     const key = parsed.agent !== null && session !== null ? entryKey(parsed.agent, session) : null;
-    return { ...base, kind: "invalid", key, agent: parsed.agent, session, error: parsed.error, marker: parsed.marker };
+    return { kind: "invalid", commentId, key, agent: parsed.agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: parsed.error, marker: parsed.marker };
   }
   if (parsed.kind === "health") {
     const h = parsed.health;
-    return { ...base, kind: "health", key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, health: h };
+    return { kind: "health", commentId, key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, health: h };
   }
   const cp = parsed.checkpoint;
   const sig: SignatureStatus =
     ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
-  return { ...base, kind: "checkpoint", key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, checkpoint: cp, sig };
+  return { kind: "checkpoint", commentId, key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, checkpoint: cp, sig };
 }
