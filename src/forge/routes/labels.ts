@@ -74,10 +74,10 @@ export const addIssueLabels: RouteHandler = (ctx) => {
   }
   const now = ctx.forge.nowUnix();
   const changed = store.transaction(() => {
-    let any = false;
-    for (const id of ids) any = store.addIssueLabel(issue.id, id) || any;
-    if (any) store.touchIssue(issue.id, now);
-    return any;
+    let added = false;
+    for (const id of ids) added = store.addIssueLabel(issue.id, id) || added;
+    if (added) store.touchIssue(issue.id, now);
+    return added;
   });
   return {
     status: 200,
