@@ -1,6 +1,6 @@
 export { SessionStore, newCheckpointId } from "./session-store.ts";
 export type { SessionStoreOptions, SaveInput, SavedCheckpoint, StoredCheckpoint } from "./session-store.ts";
-export { locateIssue } from "./locate-issue.ts";
+export { locateIssue, listSessionIssues, isSessionIssue } from "./locate-issue.ts";
 export { postExactlyOnce } from "./save-exactly-once.ts";
 export { coldResume } from "./cold-resume.ts";
 export { toCommentRecord } from "./to-comment-record.ts";

@@ -14,17 +14,7 @@ export interface LocateOptions {
  * failing, so the label is checked here too. Several matches: the newest wins.
  */
 export async function locateIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {
-  const matches: ForgejoIssue[] = [];
-  const limit = 50; // Forgejo's default MAX_RESPONSE_ITEMS
-  for (let page = 1; ; page++) {
-    const { issues, totalCount } = await api.listIssues(repo, { state: "open", labels: opts.label, type: "issues", page, limit });
-    for (const issue of issues) {
-      if (issue.pull_request) continue;
-      if (issue.title.includes(opts.title) && issue.labels.some((l) => l.name === opts.label)) matches.push(issue);
-    }
-    if (issues.length < limit || (totalCount !== null && page * limit >= totalCount)) break;
-  }
-  matches.sort((a, b) => b.number - a.number);
+  const matches = await listSessionIssues(api, repo, opts);
   const [newest] = matches;
   if (newest) {
     if (matches.length > 1)
@@ -39,6 +29,25 @@ export async function locateIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOp
         `Create it with \`checkpost init\`, pass --issue N, or set CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL.`,
     );
   return createIssue(api, repo, opts);
+}
+
+/** Does this issue look like a session-state issue (title contains the pattern, label present)? */
+export function isSessionIssue(issue: { title: string; labels?: { name: string }[] | null; pull_request?: unknown }, opts: { title: string; label: string }): boolean {
+  return !issue.pull_request && issue.title.includes(opts.title) && (issue.labels ?? []).some((l) => l.name === opts.label);
+}
+
+/** Every open session-state issue of a repo, newest first. */
+export async function listSessionIssues(api: ForgejoApi, repo: RepoRef, opts: { title: string; label: string }): Promise<ForgejoIssue[]> {
+  const matches: ForgejoIssue[] = [];
+  const limit = 50; // Forgejo's default MAX_RESPONSE_ITEMS
+  for (let page = 1; ; page++) {
+    const { issues, totalCount } = await api.listIssues(repo, { state: "open", labels: opts.label, type: "issues", page, limit });
+    for (const issue of issues) {
+      if (isSessionIssue(issue, opts)) matches.push(issue);
+    }
+    if (issues.length < limit || (totalCount !== null && page * limit >= totalCount)) break;
+  }
+  return matches.sort((a, b) => b.number - a.number);
 }
 
 async function createIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {

@@ -1,16 +1,8 @@
 import type { AgentEntry } from "../../projection/index.ts";
+import { formatDuration as formatAge } from "../../util/format-duration.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
-
-/** "42s", "3m", "5h", "2d": ages a person reads at a glance. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
 
 function row(e: AgentEntry, now: number): string[] {
   const age = (iso: string | null | undefined) => (iso ? formatAge(now - Date.parse(iso)) : "-");

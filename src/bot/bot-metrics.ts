@@ -1,0 +1,25 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** The bot's Prometheus metrics, on their own registry (no global state). */
+export function createBotMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "checkpost_" });
+  return {
+    registry,
+    deliveries: new Counter({ name: "checkpost_webhook_deliveries_total", help: "Webhook deliveries by event and result", labelNames: ["event", "result"], registers: [registry] }),
+    handleSeconds: new Histogram({
+      name: "checkpost_webhook_handle_seconds",
+      help: "Time to handle one delivery",
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+      registers: [registry],
+    }),
+    dashboardWrites: new Counter({ name: "checkpost_dashboard_writes_total", help: "Dashboard writes by result (written, unchanged, failed, repaired)", labelNames: ["result"], registers: [registry] }),
+    polls: new Counter({ name: "checkpost_polls_total", help: "Polls by kind (incremental, reconcile) and result", labelNames: ["kind", "result"], registers: [registry] }),
+    comments: new Gauge({ name: "checkpost_comments", help: "Live comments held in the projection", labelNames: ["issue"], registers: [registry] }),
+    agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
+    anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),
+    transitions: new Counter({ name: "checkpost_liveness_transitions_total", help: "Liveness transitions", labelNames: ["to"], registers: [registry] }),
+    resumes: new Counter({ name: "checkpost_resume_requests_total", help: "Resume API requests by result", labelNames: ["result"], registers: [registry] }),
+  };
+}
+export type BotMetrics = ReturnType<typeof createBotMetrics>;

@@ -1,0 +1,125 @@
+import type { Logger } from "pino";
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import { dashboardChanged, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+
+export interface DashboardWriterOptions {
+  api: ForgejoApi;
+  repo: RepoRef;
+  issue: number;
+  /** The section to write, rendered at write time. */
+  render: () => string;
+  /** At most one write per window (ms). */
+  minIntervalMs: number;
+  logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
+  metrics?: BotMetrics;
+}
+
+/** The issue body without our section: the part that belongs to people. */
+function outside(body: string): string {
+  let out = "";
+  let at = 0;
+  for (const s of findDashboardSections(body)) {
+    out += body.slice(at, s.start);
+    at = s.end;
+  }
+  return out + body.slice(at);
+}
+
+/**
+ * Keeps the dashboard section of the session issue's body current. Writes are
+ * coalesced (one per window, none when nothing changed), and every write
+ * re-reads the body right before patching so a person's text outside the
+ * markers is kept. Forgejo has no conditional PATCH, so a person's edit can
+ * still land between our read and our write; when a webhook tells us of such
+ * an edit and our write clobbered it, the next write restores their text.
+ */
+export class DashboardWriter {
+  private dirty = false;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private lastWriteAt = 0;
+  private lastWritten: string | null = null;
+  /** A person's body seen in an `issues.edited` webhook after our last write. */
+  private humanBody: string | null = null;
+  private stopped = false;
+  writes = 0;
+
+  constructor(private readonly o: DashboardWriterOptions) {}
+
+  /** Something changed: write within the window. */
+  markDirty(): void {
+    this.dirty = true;
+    this.schedule();
+  }
+
+  /** An `issues.edited` webhook from someone else than the bot. */
+  noteHumanEdit(body: string): void {
+    if (body === this.lastWritten) return;
+    this.humanBody = body;
+    this.markDirty();
+  }
+
+  /** Write now if anything is pending; resolves when the body is current. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.running) await this.running;
+    if (this.dirty) await this.run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.running || this.stopped) return;
+    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.run();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private run(): Promise<void> {
+    this.running = this.write()
+      .catch((e: unknown) => {
+        this.dirty = true; // keep it pending; the next window retries
+        this.o.metrics?.dashboardWrites.inc({ result: "failed" });
+        this.o.logger.warn({ err: e, issue: this.o.issue }, "dashboard write failed; will retry");
+      })
+      .finally(() => {
+        this.running = null;
+        this.lastWriteAt = Date.now();
+        if (this.dirty) this.schedule();
+      });
+    return this.running;
+  }
+
+  private async write(): Promise<void> {
+    this.dirty = false;
+    const section = this.o.render();
+    let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
+    let repaired = false;
+    const human = this.humanBody;
+    // The body is still exactly what we wrote, yet a person's edit arrived since: our write overwrote it.
+    if (human !== null && this.lastWritten !== null && base === this.lastWritten && outside(human) !== outside(base)) {
+      base = human;
+      repaired = true;
+    }
+    this.humanBody = null;
+    const next = spliceDashboard(base, section);
+    if (!repaired && !dashboardChanged(base, next)) {
+      this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
+      return;
+    }
+    await this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    this.lastWritten = next;
+    this.writes++;
+    this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });
+    this.o.logger.debug({ issue: this.o.issue, repaired }, "dashboard written");
+  }
+}

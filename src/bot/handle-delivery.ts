@@ -1,0 +1,76 @@
+import type { Logger } from "pino";
+import type { RepoRef } from "../forgejo/index.ts";
+import type { CommentEvent } from "../projection/index.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";
+import type { SessionTracker } from "./session-tracker.ts";
+
+export interface DeliveryDeps {
+  log: Logger;
+  metrics: BotMetrics;
+  self: string;
+  watched: (r: RepoRef) => boolean;
+  track: (r: RepoRef, issue: number) => Promise<SessionTracker>;
+  tracker: (r: RepoRef, issue: number) => SessionTracker | undefined;
+  isSessionIssue: (issue: { title: string; labels?: { name: string }[] | null; pull_request?: unknown }) => boolean;
+}
+
+/**
+ * One verified delivery → projection events. Payloads are checked with zod;
+ * a payload that does not fit is counted and logged, never half-applied.
+ */
+export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps): Promise<void> {
+  const started = process.hrtime.bigint();
+  let result = "ignored";
+  try {
+    if (event === "issue_comment") {
+      const p = IssueCommentPayloadSchema.safeParse(payload);
+      if (!p.success) {
+        result = "invalid";
+        d.log.warn({ event, issue: p.error.issues[0] }, "issue_comment payload does not have the expected shape; ignored");
+        return;
+      }
+      const { issue, comment, repository, action } = p.data;
+      const repo = { owner: repository.owner.login, repo: repository.name };
+      if (!d.watched(repo) || p.data.is_pull) return;
+      let t = d.tracker(repo, issue.number);
+      if (!t) {
+        if (!d.isSessionIssue(issue) || issue.state !== "open") return;
+        t = await d.track(repo, issue.number); // a new session issue: read it whole first
+      }
+      const ev: CommentEvent =
+        action === "deleted"
+          ? { type: "delete", commentId: comment.id }
+          : {
+              type: "upsert",
+              comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
+            };
+      t.apply([ev]);
+      result = "applied";
+    } else if (event === "issues") {
+      const p = IssuesPayloadSchema.safeParse(payload);
+      if (!p.success) {
+        result = "invalid";
+        d.log.warn({ event, issue: p.error.issues[0] }, "issues payload does not have the expected shape; ignored");
+        return;
+      }
+      const { issue, repository, sender, action } = p.data;
+      const repo = { owner: repository.owner.login, repo: repository.name };
+      if (!d.watched(repo)) return;
+      const t = d.tracker(repo, issue.number);
+      if (t) {
+        if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") t.dashboard.noteHumanEdit(issue.body);
+        result = "applied";
+      } else if (issue.state === "open" && d.isSessionIssue(issue)) {
+        await d.track(repo, issue.number);
+        result = "tracked";
+      }
+    }
+  } catch (e) {
+    result = "failed";
+    throw e;
+  } finally {
+    d.metrics.deliveries.inc({ event, result });
+    d.metrics.handleSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}

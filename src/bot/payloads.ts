@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/**
+ * Webhook payloads as Forgejo sends them (see shared/forgejo's example), checked
+ * for the fields the bot reads. Probot's types are GitHub's, so we do not rely on them.
+ */
+const User = z.looseObject({ login: z.string() });
+const Label = z.looseObject({ name: z.string() });
+const Repository = z.looseObject({ name: z.string(), full_name: z.string(), owner: User });
+const Issue = z.looseObject({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  state: z.string(),
+  labels: z.array(Label).nullable().optional(),
+  pull_request: z.unknown().optional(),
+});
+const Comment = z.looseObject({
+  id: z.number().int().positive(),
+  body: z.string(),
+  user: User,
+  created_at: z.string(),
+  updated_at: z.string(),
+  html_url: z.string().optional(),
+});
+
+export const IssueCommentPayloadSchema = z.looseObject({
+  action: z.enum(["created", "edited", "deleted"]),
+  issue: Issue,
+  comment: Comment,
+  repository: Repository,
+  sender: User,
+  is_pull: z.boolean().optional(),
+});
+export type IssueCommentPayload = z.infer<typeof IssueCommentPayloadSchema>;
+
+export const IssuesPayloadSchema = z.looseObject({
+  action: z.string(),
+  issue: Issue,
+  repository: Repository,
+  sender: User,
+});
+export type IssuesPayload = z.infer<typeof IssuesPayloadSchema>;

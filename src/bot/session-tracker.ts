@@ -1,0 +1,136 @@
+import type { Logger } from "pino";
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
+import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
+import { renderDashboard } from "../dashboard/index.ts";
+import { toCommentRecord } from "../store/index.ts";
+import { DashboardWriter } from "./dashboard-writer.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import { alertBody, parseAlert } from "./stale-alert.ts";
+
+export interface TrackerOptions {
+  api: ForgejoApi;
+  repo: RepoRef;
+  issue: number;
+  policy: TrustPolicy;
+  /** The bot's own login: its alert comments are recognised, its body edits ignored. */
+  selfLogin: string;
+  dashboardIntervalMs: number;
+  liveness: Partial<LivenessOptions>;
+  staleAlerts: boolean;
+  logger: Logger;
+  metrics: BotMetrics;
+  now?: () => Date;
+}
+
+/**
+ * One watched session issue: its live projection, its dashboard writer, its
+ * poll watermark and its agents' liveness. Every source of comments (webhook,
+ * poll, reconcile) goes through `apply`, which is idempotent, so the same
+ * comment seen twice changes nothing.
+ */
+export class SessionTracker {
+  readonly projection: Projection;
+  readonly dashboard: DashboardWriter;
+  /** Newest `updated_at` seen (ms), for the next incremental poll. */
+  private pollFromMs = 0;
+  private states: Record<string, LivenessState> = {};
+  /** agent+session+lastSignalAt alerts already posted (recognised from our own comments too). */
+  private readonly alerted = new Set<string>();
+  private readonly now: () => Date;
+
+  constructor(readonly o: TrackerOptions) {
+    this.projection = createProjection(o.policy);
+    this.now = o.now ?? (() => new Date());
+    this.dashboard = new DashboardWriter({
+      api: o.api,
+      repo: o.repo,
+      issue: o.issue,
+      minIntervalMs: o.dashboardIntervalMs,
+      logger: o.logger,
+      metrics: o.metrics,
+      render: () => renderDashboard(this.projection.snapshot(), this.now(), { liveness: o.liveness }),
+    });
+  }
+
+  get key(): string {
+    return `${this.o.repo.owner}/${this.o.repo.repo}#${this.o.issue}`;
+  }
+
+  /** Fold events; mark the dashboard dirty when the projection changed. */
+  apply(events: CommentEvent[]): boolean {
+    for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
+    const changed = this.projection.applyAll(events);
+    if (changed) this.afterChange();
+    return changed;
+  }
+
+  /** Full re-read: the only way to notice deletions without webhooks. */
+  async reconcile(): Promise<boolean> {
+    const comments = (await this.o.api.listComments(this.o.repo, this.o.issue)).map(toCommentRecord);
+    comments.forEach((c) => this.noteComment(c));
+    const changed = this.projection.replaceAll(comments);
+    if (changed) this.afterChange();
+    return changed;
+  }
+
+  /**
+   * Incremental read. `since` filters on updated_at in whole seconds, so the
+   * boundary second is read again; the projection ignores what it already holds.
+   */
+  async poll(): Promise<boolean> {
+    if (this.pollFromMs === 0) return this.reconcile();
+    const since = new Date(Math.floor(this.pollFromMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { since });
+    return this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+  }
+
+  /** Re-evaluate liveness; returns the transitions (each logged, shown and alerted once). */
+  async checkLiveness(): Promise<LivenessTransition[]> {
+    const now = this.now();
+    const next: Record<string, LivenessState> = {};
+    const entries = this.projection.snapshot().entries;
+    for (const e of entries) next[entryKey(e.agent, e.session)] = liveness(e, now, this.o.liveness).state;
+    const transitions = detectTransitions(this.states, next).filter((t) => t.from !== null || t.to !== "active");
+    this.states = next;
+    for (const t of transitions) {
+      const entry = entries.find((e) => entryKey(e.agent, e.session) === t.key);
+      this.o.metrics.transitions.inc({ to: t.to ?? "gone" });
+      this.o.logger.info({ issue: this.key, agent: entry?.agent, session: entry?.session, from: t.from, to: t.to }, `agent is now ${t.to ?? "gone"}`);
+      if (this.o.staleAlerts && entry && (t.to === "stale" || t.to === "silent")) {
+        const alertKey = `${t.key}\u0000${t.to}\u0000${entry.lastSignalAt ?? ""}`;
+        if (!this.alerted.has(alertKey)) {
+          this.alerted.add(alertKey);
+          const l = liveness(entry, now, this.o.liveness);
+          await this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, t.to, l, now));
+        }
+      }
+    }
+    if (transitions.length) this.dashboard.markDirty();
+    return transitions;
+  }
+
+  livenessStates(): Readonly<Record<string, LivenessState>> {
+    return this.states;
+  }
+
+  stop(): void {
+    this.dashboard.stop();
+  }
+
+  private noteComment(c: CommentRecord): void {
+    const t = Date.parse(c.updatedAt);
+    if (t > this.pollFromMs) this.pollFromMs = t;
+    if (c.author.toLowerCase() === this.o.selfLogin.toLowerCase()) {
+      const key = parseAlert(c.body);
+      if (key) this.alerted.add(key);
+    }
+  }
+
+  private afterChange(): void {
+    const snap = this.projection.snapshot();
+    this.o.metrics.comments.set({ issue: this.key }, snap.comments);
+    this.o.metrics.anomalies.set({ issue: this.key }, snap.anomalies.length);
+    this.dashboard.markDirty();
+  }
+}
