@@ -8,6 +8,7 @@ import { deriveEntry } from "./derive-entry.ts";
 import type { DerivedEntry } from "./derive-entry.ts";
 import { entryKey } from "./entry-key.ts";
 import type { Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
+import { insertSorted, removeSorted } from "./sorted-ids.ts";
 import { compareVersions, toStoredRecord } from "./stored-comment.ts";
 import type { StoredRecord, Version } from "./stored-comment.ts";
 
@@ -47,33 +48,6 @@ interface KeyState {
   /** Comment ids, ascending. */
   ids: number[];
   derived: DerivedEntry | null;
-}
-
-/** Insert into an ascending array; O(1) for the usual append. */
-function insertSorted(a: number[], x: number): void {
-  if (a.length === 0 || (a[a.length - 1] as number) < x) {
-    a.push(x);
-    return;
-  }
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  if (a[lo] !== x) a.splice(lo, 0, x);
-}
-
-function removeSorted(a: number[], x: number): void {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  if (a[lo] === x) a.splice(lo, 1);
 }
 
 function checkComment(c: CommentRecord): { updatedMs: number } {

@@ -139,6 +139,12 @@ describe("dashboardChanged", () => {
     expect(dashboardChanged(body(600_000), spliceDashboard("notes", renderDashboard(s2, now)))).toBe(true);
   });
 
+  it("counts a moved watermark as a change (the resume index changed)", () => {
+    const a = projectComments([comment(1, cpBody())], policy);
+    const b = projectComments([comment(1, cpBody()), comment(2, "chatter")], policy);
+    expect(dashboardChanged(spliceDashboard("", renderDashboard(a, now)), spliceDashboard("", renderDashboard(b, now)))).toBe(true);
+  });
+
   it("compares a CRLF body line-insensitively inside the section only", () => {
     const section = renderDashboard(snap(), now);
     const lf = spliceDashboard("a\nb\n", section);
