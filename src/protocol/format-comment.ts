@@ -3,6 +3,7 @@ import type { CheckpointInput, HealthInput } from "./schemas.ts";
 import { pythonJsonDumps } from "./python-json.ts";
 import { ProtocolInputError } from "../errors.ts";
 import type { z } from "zod";
+import type { JsonObject } from "./json-value.ts";
 
 const FOOTER = "Automated by CleverAgents Bot Agent: ";
 
@@ -16,6 +17,10 @@ function validated<T extends z.ZodType>(schema: T, input: unknown, what: string)
   return r.data;
 }
 
+// zod's record() copies keys by assignment, so an own "__proto__" key (as
+// JSON.parse makes it) would be dropped from its output: once validated, the
+// caller's own data/metrics object is what gets serialised.
+
 /**
  * Format a `[CHECKPOINT]` comment exactly as the seed's `format_checkpoint_comment`
  * writes it (with the closing fence its reader needs), plus the additive header
@@ -26,7 +31,7 @@ function validated<T extends z.ZodType>(schema: T, input: unknown, what: string)
  *   timestamp: "2026-11-29T10:00:00.500000Z", data: { branch_name: "feat/x" } })
  */
 export function formatCheckpoint(input: CheckpointInput): string {
-  const cp = validated(CheckpointInputSchema, input, "checkpoint");
+  const cp = { ...validated(CheckpointInputSchema, input, "checkpoint"), data: input.data };
   const extra = [
     cp.id !== undefined ? `Id: ${cp.id}\n` : "",
     cp.seq !== undefined ? `Seq: ${cp.seq}\n` : "",
@@ -49,7 +54,7 @@ export function formatCheckpoint(input: CheckpointInput): string {
  * (metrics with `indent=2`, not key-sorted, and the closing fence).
  */
 export function formatHealth(input: HealthInput): string {
-  const h = validated(HealthInputSchema, input, "health signal");
+  const h = { ...validated(HealthInputSchema, input, "health signal"), metrics: input.metrics as JsonObject };
   return (
     `${HEALTH_MARKER} ${h.agent}\n` +
     `Session: ${h.session}\n` +

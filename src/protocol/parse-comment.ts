@@ -114,7 +114,8 @@ function splitBody(lines: string[]): { headers: Map<string, string>; json: strin
   let json: string | null = null;
   let i = 1;
   const takeHeader = (line: string) => {
-    const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/.exec(line);
+    // "s": a value may hold U+2028/U+2029, which "." would not match (lines are already split on \n).
+    const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/s.exec(line);
     if (!m) return;
     const key = KNOWN_HEADERS.get((m[1] as string).trim().toLowerCase());
     if (!key) return;
@@ -127,6 +128,8 @@ function splitBody(lines: string[]): { headers: Map<string, string>; json: strin
     const line = lines[i] as string;
     const t = line.trim();
     if (t === "---") return { headers, json };
+    // Two blocks would let text inserted above the real state decide what is resumed: refuse to guess.
+    if (json !== null && /^```\s*json$/i.test(t)) throw new Invalid("more than one ```json block before the --- footer");
     if (json === null && /^```\s*json$/i.test(t)) {
       const content: string[] = [];
       let j = i + 1;
@@ -182,7 +185,8 @@ function requireHeader(headers: Map<string, string>, key: string, label: string)
 function optionalInt(headers: Map<string, string>, key: string, label: string, min: number): number | undefined {
   const v = headers.get(key);
   if (v === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(v) || Number(v) < min) throw new Invalid(`"${label}:" must be an integer ≥ ${min}, got "${v}"`);
+  // Up to Number.MAX_SAFE_INTEGER (16 digits), which is what the writer's schema allows.
+  if (!/^\d{1,16}$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) throw new Invalid(`"${label}:" must be an integer ≥ ${min}, got "${v}"`);
   return Number(v);
 }
 
