@@ -61,5 +61,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   const result = answer(records, input, "index");
   // Trust the shortcut only when it found what the index promised (or something newer).
   if (!result.checkpoint || (entry && result.checkpoint.commentId < entry.commentId)) return full();
+  // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
+  if (entry && (result.checkpoint.epoch ?? 0) < entry.maxEpoch) return full();
   return result;
 }
