@@ -1,0 +1,106 @@
+import { startForge } from "../../src/forge/index.ts";
+import type { ForgeServer } from "../../src/forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
+import { createBot } from "../../src/bot/create-bot.ts";
+import type { Bot } from "../../src/bot/create-bot.ts";
+import type { BotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { createLogger } from "../../src/log/create-logger.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
+import { Writable } from "node:stream";
+
+export const SECRET = "test-webhook-secret-123";
+
+export interface BotWorld {
+  forge: ForgeServer;
+  bot: Bot;
+  repo: { owner: string; repo: string };
+  issue: number;
+  botToken: string;
+  agentToken: string;
+  malloryToken: string;
+  api(token: string): ForgejoApi;
+  /** Moves the bot's clock forward (liveness), never the forge's. */
+  advance(ms: number): void;
+  /** Webhook deliveries done and handled, dashboards written. */
+  settle(): Promise<void>;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean } = {}): Promise<BotWorld> {
+  const forge = await startForge({ port: 0 });
+  const a = forge.admin;
+  for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
+  const botToken = a.createToken("checkpost-bot");
+  const agentToken = a.createToken("agent");
+  const malloryToken = a.createToken("mallory");
+  a.createRepo("agent", "work");
+  a.addCollaborator("agent", "work", "checkpost-bot", "write");
+  a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
+  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL] }).number;
+  let offset = 0;
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: "debug",
+    pretty: false,
+    destination: new Writable({
+      write(chunk, _enc, cb) {
+        logs.push(String(chunk));
+        cb();
+      },
+    }),
+    secrets: [botToken, SECRET],
+  });
+  const config: BotConfig = {
+    forgejoUrl: forge.url,
+    token: botToken,
+    repos: [{ owner: "agent", repo: "work" }],
+    title: DEFAULT_SESSION_TITLE,
+    label: DEFAULT_SESSION_LABEL,
+    trustedAuthors: ["agent"],
+    webhookSecret: SECRET,
+    insecure: false,
+    webhookPath: "/api/github/webhooks",
+    port: 0,
+    host: "127.0.0.1",
+    pollIntervalMs: 0,
+    reconcileIntervalMs: 0,
+    dashboardIntervalMs: 0,
+    livenessIntervalMs: 0,
+    liveness: { minStaleMs: 60_000 },
+    staleAlerts: true,
+    maxWebhookBytes: 1024 * 1024,
+    retries: 2,
+    timeoutMs: 5000,
+    ...overrides,
+  };
+  const bot = await createBot(config, { logger, now: () => new Date(Date.now() + offset) });
+  const api = (token: string) => new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
+  if (opts.webhook !== false)
+    await api(agentToken).createHook({ owner: "agent", repo: "work" }, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${config.webhookPath}`, content_type: "json", secret: SECRET } });
+  return {
+    forge,
+    bot,
+    repo: { owner: "agent", repo: "work" },
+    issue,
+    botToken,
+    agentToken,
+    malloryToken,
+    api,
+    advance: (ms) => (offset += ms),
+    async settle() {
+      await forge.admin.idle();
+      await bot.idle();
+      await bot.flushDashboards();
+      // Our own dashboard write triggers an issues.edited delivery: let it land too.
+      await forge.admin.idle();
+      await bot.idle();
+    },
+    logs,
+    async close() {
+      await bot.stop();
+      await forge.close();
+    },
+  };
+}
