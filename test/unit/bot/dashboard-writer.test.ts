@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import pino from "pino";
+import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
+import type { ForgejoApi } from "../../../src/forgejo/index.ts";
+import { DASHBOARD_END, DASHBOARD_START } from "../../../src/dashboard/index.ts";
+
+/** An issue body store with hooks between the writer's read and its write (the race window). */
+function fakeIssue(initial: string) {
+  const state = { body: initial, patches: 0, onAfterGet: null as null | (() => void), onAfterPatch: null as null | (() => void) };
+  const api = {
+    getIssue: async () => {
+      const body = state.body;
+      state.onAfterGet?.();
+      state.onAfterGet = null;
+      return { body };
+    },
+    editIssue: async (_r: unknown, _n: number, input: { body: string }) => {
+      state.body = input.body;
+      state.patches++;
+      state.onAfterPatch?.();
+      state.onAfterPatch = null;
+      return { body: input.body };
+    },
+  } as unknown as ForgejoApi;
+  return { state, api };
+}
+
+const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
+
+describe("DashboardWriter", () => {
+  it("writes the section once, keeps the person's text, and skips a write when nothing changed", async () => {
+    const { state, api } = fakeIssue("Hello\n");
+    let n = 1;
+    const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 60_000, logger: pino({ level: "silent" }) });
+    w.markDirty();
+    await w.flush();
+    expect(state.body.startsWith(`Hello\n\n${section(1)}`)).toBe(true);
+    expect(state.patches).toBe(1);
+    w.markDirty();
+    await w.flush();
+    expect(state.patches).toBe(1); // unchanged: no write
+    n = 2;
+    w.markDirty();
+    await w.flush();
+    expect(state.body).toContain("row 2");
+    expect(state.body.startsWith("Hello\n")).toBe(true);
+    expect(state.patches).toBe(2);
+  });
+
+  it("coalesces many changes within a window into one write", async () => {
+    const { state, api } = fakeIssue("");
+    let n = 0;
+    const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 60_000, logger: pino({ level: "silent" }) });
+    n = 1;
+    w.markDirty();
+    await w.flush();
+    for (n = 2; n < 50; n++) w.markDirty(); // inside the window: only scheduled
+    expect(state.patches).toBe(1);
+    await w.flush();
+    expect(state.patches).toBe(2);
+    w.stop();
+  });
+
+  it("keeps a person's edit whose webhook arrives while it writes", async () => {
+    const { state, api } = fakeIssue("Hello\n");
+    let n = 1;
+    const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 0, logger: pino({ level: "silent" }) });
+    w.markDirty();
+    await w.flush();
+    const human = state.body.replace("Hello", "Hello\nMy note");
+    state.onAfterGet = () => {
+      state.body = human;
+      w.noteHumanEdit(human);
+    };
+    n = 2;
+    w.markDirty();
+    await w.flush();
+    expect(state.body).toContain("My note");
+    expect(state.body).toContain("row 2");
+  });
+
+  it("restores a person's edit that landed between its read and its write", async () => {
+    const { state, api } = fakeIssue("Hello\n");
+    let n = 1;
+    const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 0, logger: pino({ level: "silent" }) });
+    w.markDirty();
+    await w.flush();
+    // Next write: right after our read, a person edits the body; their webhook arrives after our write.
+    const human = state.body.replace("Hello", "Hello\nMy important note");
+    state.onAfterGet = () => {
+      state.body = human;
+    };
+    state.onAfterPatch = () => w.noteHumanEdit(human);
+    n = 2;
+    w.markDirty();
+    await w.flush();
+    expect(state.body).not.toContain("My important note"); // the race: our write clobbered it…
+    await w.flush();
+    expect(state.body).toContain("My important note"); // …and the next write restores it
+    expect(state.body).toContain("row 2");
+  });
+});
