@@ -92,6 +92,21 @@ export function buildProgram(io: CliIo): Command {
     (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }),
   );
 
+  repoFlags(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"))
+    .requiredOption("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
+    .option("--app <file>", "app.yml to read", "app.yml")
+    .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
+
+  program
+    .command("forge")
+    .description("run the embedded Forgejo-compatible server on its own")
+    .option("--port <n>", "port (0: random)", int("--port"), 3001)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--data <dir>", "data directory (default: in memory)")
+    .option("--user <login>", "create this user if missing and print a fresh token")
+    .option("--repo <owner/name>", "create this repository if missing")
+    .action(async (o) => (await import("./commands/forge.ts")).forge(io, o));
+
   return program;
 }
 

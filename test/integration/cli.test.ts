@@ -127,4 +127,25 @@ describe("checkpost CLI", () => {
     await runCli(["resume", "--agent", "pr-self-reviewer", "--session", "s", "--map", join(dir, "map.json")], r.cli);
     expect(r.json()).toMatchObject({ resume_point: "await_merge", phase: "review_posted" });
   });
+
+  it("install-webhook registers the app.yml events with the secret, replacing an older hook to the same URL", async () => {
+    world = await forgeWorld();
+    const env = envFor(world, { WEBHOOK_SECRET: "a-long-webhook-secret" });
+    const first = io(env);
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9/"], first.cli)).toBe(0);
+    const second = io(env);
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], second.cli)).toBe(0);
+    const out = second.json() as { hook_id: number; url: string; events: string[]; replaced: number[] };
+    expect(out).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks", events: ["issues", "issue_comment"] });
+    expect(out.replaced).toEqual([(first.json() as { hook_id: number }).hook_id]);
+    const hooks = await world.api().listHooks({ owner: "agent", repo: "work" });
+    expect(hooks.map((h) => h.id)).toEqual([out.hook_id]);
+  });
+
+  it("install-webhook refuses to run without WEBHOOK_SECRET", async () => {
+    world = await forgeWorld();
+    const t = io(envFor(world));
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], t.cli)).toBe(1);
+    expect(t.err.join("")).toMatch(/WEBHOOK_SECRET must be set/);
+  });
 });

@@ -1,0 +1,55 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ConfigError } from "../../errors.ts";
+import { cliContext } from "../context.ts";
+import type { RepoFlags } from "../context.ts";
+import { type CliIo, printJson } from "../io.ts";
+
+const AppYmlSchema = z.object({
+  default_events: z.array(z.string()).min(1),
+  forgejo: z.object({
+    webhook: z.object({ type: z.enum(["forgejo", "gitea"]).default("forgejo"), content_type: z.literal("json"), path: z.string().startsWith("/"), events: z.array(z.string()).min(1) }),
+  }),
+});
+
+export interface InstallWebhookOptions extends RepoFlags {
+  botUrl: string;
+  app?: string;
+}
+
+/**
+ * `checkpost install-webhook --bot-url URL`: register (or replace) the bot's
+ * webhook on the repository, with the events of app.yml and WEBHOOK_SECRET.
+ */
+export async function installWebhook(io: CliIo, o: InstallWebhookOptions): Promise<void> {
+  const file = resolve(io.cwd, o.app ?? "app.yml");
+  let app: z.infer<typeof AppYmlSchema>;
+  try {
+    const r = AppYmlSchema.safeParse(parseYaml(readFileSync(file, "utf8")));
+    if (!r.success) throw new ConfigError(`${file}: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    app = r.data;
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const secret = io.env["WEBHOOK_SECRET"];
+  if (!secret || secret.length < 8) throw new ConfigError("WEBHOOK_SECRET must be set (8+ characters): the bot verifies every delivery with it");
+  const ctx = cliContext(io, o);
+  const api = ctx.store.api;
+  const target = `${o.botUrl.replace(/\/+$/, "")}${app.forgejo.webhook.path}`;
+  const replaced: number[] = [];
+  for (const h of await api.listHooks(ctx.store.repo))
+    if (h.config?.["url"] === target) {
+      await api.deleteHook(ctx.store.repo, h.id);
+      replaced.push(h.id);
+    }
+  const hook = await api.createHook(ctx.store.repo, {
+    type: app.forgejo.webhook.type,
+    active: true,
+    events: app.forgejo.webhook.events,
+    config: { url: target, content_type: "json", secret },
+  });
+  printJson(io, { hook_id: hook.id, url: target, events: hook.events, replaced });
+}
