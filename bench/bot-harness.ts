@@ -1,0 +1,73 @@
+/** Fork bench/bot-process.ts and talk to it over IPC. */
+import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { BotConfig } from "../src/bot/bot-config-from-env.ts";
+
+export interface BotChild {
+  pid: number;
+  call<T = unknown>(cmd: string, extra?: Record<string, unknown>): Promise<T>;
+  kill(): void;
+}
+
+export async function forkBot(): Promise<BotChild> {
+  const child: ChildProcess = fork(fileURLToPath(new URL("./bot-process.ts", import.meta.url)), [], {
+    execArgv: ["--expose-gc", "--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let next = 1;
+  let ready!: () => void;
+  const readyP = new Promise<void>((r) => (ready = r));
+  child.on("message", (m: { id: number; result?: unknown; error?: string }) => {
+    if (m.id === 0) return ready();
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) p?.reject(new Error(`bot process: ${m.error}`));
+    else p?.resolve(m.result);
+  });
+  child.on("exit", (code) => {
+    for (const p of pending.values()) p.reject(new Error(`bot process exited (${code})`));
+    pending.clear();
+  });
+  await readyP;
+  return {
+    pid: child.pid ?? 0,
+    call: <T>(cmd: string, extra: Record<string, unknown> = {}) =>
+      new Promise<T>((resolve, reject) => {
+        const id = next++;
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        child.send({ id, cmd, ...extra });
+      }),
+    kill: () => {
+      if (child.exitCode === null) child.kill();
+    },
+  };
+}
+
+export function benchBotConfig(o: { forgeUrl: string; token: string; owner: string; repo: string; secret: string; trusted: string[] }): BotConfig {
+  return {
+    forgejoUrl: o.forgeUrl,
+    token: o.token,
+    repos: [{ owner: o.owner, repo: o.repo }],
+    title: "[Automated] CleverAgents Build Session",
+    label: "Type/Automation",
+    trustedAuthors: o.trusted,
+    webhookSecret: o.secret,
+    insecure: false,
+    webhookPath: "/api/github/webhooks",
+    port: 0,
+    host: "127.0.0.1",
+    // Webhooks only during the benchmark: no poll or reconcile may hide a lost event,
+    // and no timer may touch the forge while costs are being counted.
+    pollIntervalMs: 0,
+    reconcileIntervalMs: 0,
+    dashboardIntervalMs: 10_000, // the default (CHECKPOST_DASHBOARD_INTERVAL_MS)
+    livenessIntervalMs: 0,
+    liveness: {},
+    staleAlerts: false,
+    maxWebhookBytes: 1024 * 1024,
+    retries: 3,
+    timeoutMs: 60_000,
+  };
+}

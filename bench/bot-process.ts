@@ -1,0 +1,73 @@
+/**
+ * The bot in a child process of its own (clean RSS, its own core). Driven over
+ * IPC by bench/bot-harness.ts: {cmd:"start", config} → {url, startMs, rss};
+ * then "flush", "idle", "snapshot", "stats", "memory", "stop".
+ * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
+ */
+import { pino } from "pino";
+import { createBot } from "../src/bot/create-bot.ts";
+import type { Bot } from "../src/bot/create-bot.ts";
+import type { BotConfig } from "../src/bot/bot-config-from-env.ts";
+
+type Msg = { id: number; cmd: string; config?: BotConfig };
+
+let bot: Bot | null = null;
+
+function memory() {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, gc: typeof (globalThis as { gc?: unknown }).gc === "function" };
+}
+
+async function botStats() {
+  if (!bot) throw new Error("bot not started");
+  const m = bot.metrics;
+  const hist = await m.handleSeconds.get();
+  const buckets = hist.values.filter((v) => v.metricName?.endsWith("_bucket")).map((v) => ({ le: v.labels.le, count: v.value }));
+  const count = hist.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+  const sum = hist.values.find((v) => v.metricName?.endsWith("_sum"))?.value ?? 0;
+  const deliveries = (await m.deliveries.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
+  const writes = (await m.dashboardWrites.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
+  const dashboardWrites = bot.trackers().reduce((s, t) => s + t.dashboard.writes, 0);
+  return { handle: { buckets, count, sum }, deliveries, writes, dashboardWrites };
+}
+
+async function handle(msg: Msg): Promise<unknown> {
+  switch (msg.cmd) {
+    case "start": {
+      const t0 = performance.now();
+      bot = await createBot(msg.config as BotConfig, { logger: pino({ level: "silent" }) });
+      const startMs = performance.now() - t0;
+      return { url: bot.url, startMs, memory: memory(), comments: bot.trackers()[0]?.projection.snapshot().comments ?? 0 };
+    }
+    case "flush":
+      await bot?.idle();
+      await bot?.flushDashboards();
+      return { ok: true };
+    case "idle":
+      await bot?.idle();
+      return { ok: true };
+    case "snapshot":
+      await bot?.idle();
+      return bot?.trackers()[0]?.projection.snapshot() ?? null;
+    case "stats":
+      return botStats();
+    case "memory":
+      return memory();
+    case "stop":
+      await bot?.stop();
+      bot = null;
+      setImmediate(() => process.exit(0));
+      return { ok: true };
+    default:
+      throw new Error(`unknown command ${msg.cmd}`);
+  }
+}
+
+process.on("message", (msg: Msg) => {
+  handle(msg).then(
+    (result) => process.send?.({ id: msg.id, result }),
+    (e: unknown) => process.send?.({ id: msg.id, error: e instanceof Error ? `${e.message}\n${e.stack}` : String(e) }),
+  );
+});
+process.send?.({ id: 0, result: "ready" });

@@ -1,0 +1,148 @@
+/** The comparison table (seed | checkpost | ratio) and the targets, from one run's results. */
+import type { BenchResults } from "./run.ts";
+import type { ScenarioResult } from "./scenario.ts";
+
+export interface Row {
+  metric: string;
+  seed: string;
+  checkpost: string;
+  ratio: string;
+}
+export interface Target {
+  target: string;
+  result: string;
+  met: boolean;
+}
+
+const num = (x: number, d = 1) => (Number.isFinite(x) ? x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : String(x));
+const int = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : String(x));
+export function bytes(b: number): string {
+  if (b >= 1024 * 1024) return `${num(b / 1024 / 1024, 1)} MiB`;
+  if (b >= 1024) return `${num(b / 1024, 1)} KiB`;
+  return `${int(b)} B`;
+}
+const ms = (x: number) => (x >= 100 ? `${int(x)} ms` : `${num(x, x < 10 ? 2 : 1)} ms`);
+/** "how many times more the seed costs" */
+const times = (seed: number, cp: number) => (cp === 0 ? (seed === 0 ? "1×" : "∞") : `${num(seed / cp, seed / cp >= 100 ? 0 : 1)}×`);
+const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
+
+export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] } {
+  const rows: Row[] = [];
+  const add = (metric: string, seed: string, checkpost: string, ratio = "") => rows.push({ metric, seed, checkpost, ratio });
+  for (const s of r.scenarios) {
+    const N = `N=${k(s.n)}`;
+    add(`save: requests/checkpoint (${N})`, int(s.save.seed.requests), int(s.save.checkpost.requests), times(s.save.seed.requests, s.save.checkpost.requests));
+    add(`save: bytes received/checkpoint (${N})`, bytes(s.save.seed.bytes), bytes(s.save.checkpost.bytes), times(s.save.seed.bytes, s.save.checkpost.bytes));
+    add(`save: wall time/checkpoint (${N})`, ms(s.save.seed.ms), ms(s.save.checkpost.ms), times(s.save.seed.ms, s.save.checkpost.ms));
+    if (s.cold) {
+      const { seed, checkpostIndex: ci, checkpostFull: cf } = s.cold;
+      add(`cold resume: requests (${N})`, int(seed.cost.requests), int(ci.cost.requests), times(seed.cost.requests, ci.cost.requests));
+      add(`cold resume: bytes received (${N})`, bytes(seed.cost.bytes), bytes(ci.cost.bytes), times(seed.cost.bytes, ci.cost.bytes));
+      add(`cold resume: wall time (${N})`, ms(seed.cost.ms), ms(ci.cost.ms), times(seed.cost.ms, ci.cost.ms));
+      add(`cold resume: correct answers (${N})`, `${seed.correct}/${seed.total}`, `${ci.correct}/${ci.total}`);
+      add(`cold resume without index, full read: bytes (${N})`, bytes(seed.cost.bytes), bytes(cf.cost.bytes), times(seed.cost.bytes, cf.cost.bytes));
+      add(`cold resume without index, full read: wall time (${N})`, ms(seed.cost.ms), ms(cf.cost.ms), times(seed.cost.ms, cf.cost.ms));
+      add(`cold resume without index, full read: correct (${N})`, `${seed.correct}/${seed.total}`, `${cf.correct}/${cf.total}`);
+    }
+    if (s.bot) {
+      const b = s.bot;
+      add(`warm resume via bot API: p50 / p99 (${N})`, "n/a (no bot)", `${ms(b.warm.p50Ms)} / ${ms(b.warm.p99Ms)}`);
+      add(`warm resume: Forgejo requests in ${int(b.warm.requests)} calls (${N})`, "n/a", int(b.warm.forgeRequests));
+      add(`ingest: deliveries/s over ${num(b.ingest.seconds, 1)} s (${N})`, "n/a", int(b.ingest.perSecond));
+      add(`ingest: p50 / p99 client-side (${N})`, "n/a", `${ms(b.ingest.p50Ms)} / ${ms(b.ingest.p99Ms)}`);
+      add(`ingest: p99 handling, bot histogram bucket (${N})`, "n/a", b.ingest.botHandleP99Ms === null ? "n/a" : `≤ ${ms(b.ingest.botHandleP99Ms)}`);
+      add(`ingest: deliveries / dashboard writes (${N})`, "n/a", `${int(b.ingest.deliveries)} / ${int(b.ingest.dashboardWrites)}`);
+      add(`ingest: events lost; projection = full rebuild (${N})`, "n/a", `${int(b.ingest.lost)}; ${b.ingest.projectionMatches ? "yes" : "NO"}`);
+      add(`bot start: full read of the issue (${N})`, "n/a", `${ms(b.startMs)}, ${bytes(b.startBytes)}`);
+      add(`bot RSS after reading N comments / after ingest (${N})`, "n/a", `${num(b.rssAfterStartMb, 0)} MiB / ${num(b.rssAfterIngestMb, 0)} MiB`);
+    }
+  }
+  const withCold = r.scenarios.filter((s): s is ScenarioResult & { cold: NonNullable<ScenarioResult["cold"]> } => s.cold !== null);
+  const first = withCold[0];
+  const last = withCold[withCold.length - 1];
+  if (first && last && first !== last) {
+    const range = `N=${k(first.n)}→${k(last.n)}`;
+    add(`cold resume growth, bytes (${range})`, times(last.cold.seed.cost.bytes, first.cold.seed.cost.bytes), times(last.cold.checkpostIndex.cost.bytes, first.cold.checkpostIndex.cost.bytes));
+    add(`cold resume growth, wall time (${range})`, times(last.cold.seed.cost.ms, first.cold.seed.cost.ms), times(last.cold.checkpostIndex.cost.ms, first.cold.checkpostIndex.cost.ms));
+  }
+  add(`parse: MB/s (${int(r.parse.corpusComments)} bodies)`, num(r.parse.seed.mbPerSec, 0), num(r.parse.checkpost.mbPerSec, 0), `${num(r.parse.checkpost.mbPerSec / r.parse.seed.mbPerSec, 2)}× (cp/seed)`);
+  add("parse: comments/s", int(r.parse.seed.commentsPerSec), int(r.parse.checkpost.commentsPerSec));
+
+  // Targets
+  const targets: Target[] = [];
+  const t = (target: string, result: string, met: boolean) => targets.push({ target, result, met });
+  t("save = 1 request", r.scenarios.map((s) => `${int(s.save.checkpost.requests)} @${k(s.n)}`).join(", "), r.scenarios.every((s) => s.save.checkpost.requests === 1));
+  const ref = withCold.find((s) => s.n === 10_000) ?? withCold.filter((s) => s.n <= 10_000).pop() ?? withCold[0];
+  if (ref) {
+    const c = ref.cold;
+    const br = c.seed.cost.bytes / c.checkpostIndex.cost.bytes;
+    const tr = c.seed.cost.ms / c.checkpostIndex.cost.ms;
+    t(`cold resume @${k(ref.n)}: ≥ 100× fewer bytes than the seed`, `${num(br, 0)}×`, br >= 100);
+    t(`cold resume @${k(ref.n)}: ≥ 10× less time than the seed`, `${num(tr, 1)}×`, tr >= 10);
+    t(
+      `cold resume @${k(ref.n)}: correct where the seed is not`,
+      `checkpost ${c.checkpostIndex.correct}/${c.checkpostIndex.total}, seed ${c.seed.correct}/${c.seed.total}`,
+      c.checkpostIndex.correct === c.checkpostIndex.total && c.seed.correct < c.seed.total,
+    );
+  }
+  if (first && last && first !== last) {
+    const gb = last.cold.checkpostIndex.cost.bytes / first.cold.checkpostIndex.cost.bytes;
+    const gt = last.cold.checkpostIndex.cost.ms / first.cold.checkpostIndex.cost.ms;
+    const gr = last.cold.checkpostIndex.cost.requests - first.cold.checkpostIndex.cost.requests;
+    t(`cold resume flat @${k(first.n)}→${k(last.n)} (same requests, bytes and time within 1.5×)`, `requests +${gr}, bytes ${num(gb, 2)}×, time ${num(gt, 2)}×`, gr === 0 && gb <= 1.5 && gt <= 1.5);
+  }
+  const bots = r.scenarios.filter((s) => s.bot !== null).map((s) => ({ n: s.n, b: s.bot! }));
+  if (bots.length) {
+    const worstP99 = Math.max(...bots.map((x) => x.b.warm.p99Ms));
+    const forgeReq = bots.reduce((a, x) => a + x.b.warm.forgeRequests, 0);
+    t("warm resume p99 < 2 ms with 0 Forgejo requests", `p99 ≤ ${ms(worstP99)}, ${forgeReq} requests`, worstP99 < 2 && forgeReq === 0);
+    const minRate = Math.min(...bots.map((x) => x.b.ingest.perSecond));
+    const worstIngest = Math.max(...bots.map((x) => x.b.ingest.p99Ms));
+    const lost = bots.reduce((a, x) => a + x.b.ingest.lost + (x.b.ingest.projectionMatches ? 0 : 1), 0);
+    const shortest = Math.min(...bots.map((x) => x.b.ingest.seconds));
+    t(
+      `ingest ≥ 2,000 deliveries/s (≥ ${r.mode === "full" ? 10 : 2} s) with p99 < 20 ms and 0 lost`,
+      `≥ ${int(minRate)}/s over ≥ ${num(shortest, 1)} s, p99 ≤ ${ms(worstIngest)}, lost ${lost}`,
+      minRate >= 2000 && worstIngest < 20 && lost === 0 && shortest >= (r.mode === "full" ? 10 : 2),
+    );
+    const big = bots.find((x) => x.n === 50_000) ?? bots[bots.length - 1]!;
+    t(`bot RSS < 150 MB @${k(big.n)}`, `${num(big.b.rssAfterStartMb, 0)} MiB after reading ${k(big.n)} (${num(big.b.rssAfterIngestMb, 0)} MiB after ingest)`, big.b.rssAfterStartMb * 1.048576 < 150);
+  }
+  t("parse ≥ 100 MB/s", `${num(r.parse.checkpost.mbPerSec, 0)} MB/s`, r.parse.checkpost.mbPerSec >= 100);
+  return { rows, targets };
+}
+
+function table(header: string[], body: string[][]): string {
+  const w = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i] ?? 0)).join(" | ")} |`;
+  return [line(header), `|${w.map((x) => "-".repeat(x + 2)).join("|")}|`, ...body.map(line)].join("\n");
+}
+
+export function formatReport(r: BenchResults, rep: { rows: Row[]; targets: Target[] }): string {
+  const c = r.config;
+  const head = [
+    `checkpost benchmark (${r.mode}) — ${r.generatedAt}`,
+    `machine: ${r.machine.nproc} cores, ${r.machine.cpu}, node ${r.machine.node}, ${r.machine.platform}`,
+    `forge: embedded Forgejo, +${c.latencyMs} ms/request, ${num(c.bandwidthBytesPerSec / 1024 / 1024, 0)} MiB/s cap; sizes ${c.sizes.join(", ")}; wall ${num(r.wallSeconds, 0)} s`,
+    "",
+  ];
+  const rows = table(["metric", "seed", "checkpost", "ratio (seed/checkpost)"], rep.rows.map((x) => [x.metric, x.seed, x.checkpost, x.ratio]));
+  const tg = table(["target", "result", "met"], rep.targets.map((x) => [x.target, x.result, x.met ? "yes" : "NO"]));
+  const probes = r.scenarios
+    .filter((s) => s.cold)
+    .slice(-1)
+    .flatMap((s) => [
+      "",
+      `answers at N=${k(s.n)} (truth = newest trusted checkpoint by comment id):`,
+      table(
+        ["probe", "case", "seed", "checkpost (index)", "checkpost (full read)"],
+        (s.cold?.seed.answers ?? []).map((a, i) => {
+          const ci = s.cold?.checkpostIndex.answers[i];
+          const cf = s.cold?.checkpostFull.answers[i];
+          const show = (x: { answer: string | null; correct: boolean } | undefined) => (x ? `${x.correct ? "ok" : "WRONG"} (${x.answer ?? "none"})` : "");
+          return [a.kind, a.what, show(a), show(ci), show(cf)];
+        }),
+      ),
+    ]);
+  return [...head, rows, "", tg, ...probes].join("\n");
+}

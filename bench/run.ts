@@ -1,0 +1,116 @@
+/**
+ * `npm run bench` (full) / `npm run bench -- --quick` (CI, < 1 min).
+ * Options: --quick, --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
+ * See docs/benchmarks.md.
+ */
+import { cpus } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runScenario } from "./scenario.ts";
+import type { ScenarioOptions, ScenarioResult } from "./scenario.ts";
+import { generateDataset } from "./data.ts";
+import { parseThroughput } from "./parse-bench.ts";
+import type { ParseResult } from "./parse-bench.ts";
+import { buildReport, formatReport } from "./report.ts";
+
+export interface BenchConfig {
+  quick: boolean;
+  sizes: number[];
+  latencyMs: number;
+  bandwidthBytesPerSec: number;
+  saveReps: number;
+  heavyReps: (n: number) => number;
+  lightReps: number;
+  warmRequests: number;
+  ingestMs: number;
+  ingestConcurrency: number;
+  parseMs: number;
+}
+
+export function benchConfig(argv: string[]): BenchConfig & { out: string } {
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const quick = argv.includes("--quick");
+  const sizes = arg("--sizes")
+    ?.split(",")
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
+  return {
+    quick,
+    sizes: sizes?.length ? sizes : quick ? [1000, 5000] : [1000, 10_000, 50_000],
+    latencyMs: Number(arg("--latency") ?? 20),
+    bandwidthBytesPerSec: Number(arg("--bandwidth") ?? 10 * 1024 * 1024),
+    saveReps: quick ? 5 : 20,
+    heavyReps: (n) => (quick ? 1 : n >= 50_000 ? 1 : 3),
+    lightReps: quick ? 2 : 5,
+    warmRequests: quick ? 1000 : 2000,
+    ingestMs: quick ? 2500 : 10_000,
+    ingestConcurrency: 8,
+    parseMs: quick ? 300 : 1500,
+    out: arg("--out") ?? fileURLToPath(new URL(quick ? "./results/quick.json" : "./results/latest.json", import.meta.url)),
+  };
+}
+
+export interface BenchResults {
+  generatedAt: string;
+  mode: "quick" | "full";
+  machine: { nproc: number; cpu: string; node: string; platform: string };
+  config: Omit<BenchConfig, "heavyReps"> & { heavyReps: Record<string, number> };
+  parse: { seed: ParseResult; checkpost: ParseResult; corpusComments: number; corpusBytes: number };
+  scenarios: ScenarioResult[];
+  wallSeconds: number;
+}
+
+export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<BenchResults> {
+  const t0 = performance.now();
+  const scenarios: ScenarioResult[] = [];
+  for (const n of cfg.sizes) {
+    const o: ScenarioOptions = {
+      n,
+      latencyMs: cfg.latencyMs,
+      bandwidthBytesPerSec: cfg.bandwidthBytesPerSec,
+      saveReps: cfg.saveReps,
+      heavyReps: cfg.heavyReps(n),
+      lightReps: cfg.lightReps,
+      warmRequests: cfg.warmRequests,
+      ingestMs: cfg.ingestMs,
+      ingestConcurrency: cfg.ingestConcurrency,
+      log,
+    };
+    scenarios.push(await runScenario(o));
+  }
+  log("parse throughput");
+  const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
+  const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
+  return {
+    generatedAt: new Date().toISOString(),
+    mode: cfg.quick ? "quick" : "full",
+    machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version, platform: `${process.platform} ${process.arch}` },
+    config: { ...cfg, heavyReps: Object.fromEntries(cfg.sizes.map((n) => [n, cfg.heavyReps(n)])) },
+    parse,
+    scenarios,
+    wallSeconds: (performance.now() - t0) / 1000,
+  };
+}
+
+async function main() {
+  const cfg = benchConfig(process.argv.slice(2));
+  const results = await runBench(cfg);
+  const report = buildReport(results);
+  process.stdout.write(`${formatReport(results, report)}\n`);
+  mkdirSync(dirname(cfg.out), { recursive: true });
+  writeFileSync(cfg.out, `${JSON.stringify({ ...results, table: report.rows, targets: report.targets }, null, 2)}\n`);
+  process.stderr.write(`wrote ${cfg.out}\n`);
+  // Leave no handle open (keep-alive sockets, timers): the benchmark is done.
+  process.exit(0);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  });
+}
