@@ -51,7 +51,10 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, d: Ap
     case "/metrics": {
       const trackers = d.trackers();
       const counts: Record<string, number> = { active: 0, stale: 0, silent: 0 };
-      for (const t of trackers) for (const s of Object.values(t.livenessStates())) counts[s] = (counts[s] ?? 0) + 1;
+      for (const t of trackers) {
+        t.updateGauges();
+        for (const s of Object.values(t.livenessStates())) counts[s] = (counts[s] ?? 0) + 1;
+      }
       for (const [k, v] of Object.entries(counts)) d.metrics.agents.set({ liveness: k }, v);
       const text = await d.metrics.registry.metrics();
       res.writeHead(200, { "content-type": d.metrics.registry.contentType });

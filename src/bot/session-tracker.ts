@@ -127,10 +127,15 @@ export class SessionTracker {
     }
   }
 
+  /** Kept off the delivery hot path: gauges are refreshed when /metrics is scraped. */
   private afterChange(): void {
+    this.dashboard.markDirty();
+  }
+
+  /** Refresh this issue's gauges (called by the /metrics handler). */
+  updateGauges(): void {
     const snap = this.projection.snapshot();
     this.o.metrics.comments.set({ issue: this.key }, snap.comments);
     this.o.metrics.anomalies.set({ issue: this.key }, snap.anomalies.length);
-    this.dashboard.markDirty();
   }
 }

@@ -18,29 +18,21 @@ function issue(n: number): CommentRecord[] {
   return out;
 }
 
-describe("performance", () => {
-  it("folds 50,000 comments in well under the budget, and incremental updates stay cheap", () => {
+// Speed is measured by `npm run bench`, not asserted here: timed assertions flake on a loaded 2-core CI.
+describe("scale", () => {
+  it("folds 50,000 comments, and 20,000 checkpoints of one agent+session, correctly", () => {
     const comments = issue(50_000);
-    const t0 = performance.now();
     const snap = projectComments(comments, policy);
-    const cold = performance.now() - t0;
     expect(snap.comments).toBe(50_000);
     expect(snap.entries.length).toBe(35);
-    expect(cold).toBeLessThan(8_000);
 
-    // One agent+session with 20,000 checkpoints: each event plus a read re-derives one key.
+    // One agent+session with 20,000 checkpoints, then events read one by one.
     const p = createProjection(policy);
-    const t1 = performance.now();
     for (let id = 1; id <= 20_000; id++) p.apply({ type: "upsert", comment: { id, author: "worker", body: cpBody({ seq: id }), createdAt: at(id), updatedAt: at(id) } });
-    const bulk = performance.now() - t1;
-    const t2 = performance.now();
     for (let id = 20_001; id <= 20_050; id++) {
       p.apply({ type: "upsert", comment: { id, author: "worker", body: cpBody({ seq: id }), createdAt: at(id), updatedAt: at(id) } });
       p.resume("implementation-worker", "s1", {});
     }
-    const perEvent = (performance.now() - t2) / 50;
     expect(p.latest("implementation-worker", "s1")?.seq).toBe(20_050);
-    expect(bulk).toBeLessThan(8_000);
-    expect(perEvent).toBeLessThan(20);
   });
 });
