@@ -10,7 +10,8 @@ export interface ColdResumeInput {
   api: ForgejoApi;
   repo: RepoRef;
   issue: number;
-  policy: TrustPolicy;
+  /** May be a promise: it is awaited only after the reads are under way (saves a round trip). */
+  policy: TrustPolicy | Promise<TrustPolicy>;
   agent: string;
   session: string;
   map: Readonly<PhaseMap>;
@@ -23,8 +24,8 @@ function sinceOf(iso: string): string {
   return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-function answer(records: CommentRecord[], input: ColdResumeInput, via: "index" | "full"): ColdResumeAnswer {
-  const p = createProjection(input.policy);
+async function answer(records: CommentRecord[], input: ColdResumeInput, via: "index" | "full"): Promise<ColdResumeAnswer> {
+  const p = createProjection(await input.policy);
   p.replaceAll(records);
   const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
   return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
@@ -58,7 +59,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   }
   const records = (await tail).map(toCommentRecord);
   if (pointed && !records.some((r) => r.id === pointed.id)) records.unshift(pointed);
-  const result = answer(records, input, "index");
+  const result = await answer(records, input, "index");
   // Trust the shortcut only when it found what the index promised (or something newer).
   if (!result.checkpoint || (entry && result.checkpoint.commentId < entry.commentId)) return full();
   // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.

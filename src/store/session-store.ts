@@ -164,7 +164,10 @@ export class SessionStore {
    */
   async resume(agent: string, session: string, map: Readonly<PhaseMap>): Promise<ResumeAnswer & { next_seq: number; epoch: number }> {
     const issue = await this.issueNumber();
-    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy: await this.policy(), agent, session, map });
+    // The policy may need GET /user: let it run beside the issue read instead of before it.
+    const policy = this.policy();
+    policy.catch(() => {}); // awaited inside coldResume; never an unhandled rejection meanwhile
+    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy, agent, session, map });
     // Take over: every resume fences off earlier writers of this agent+session.
     const epoch = answer.maxEpoch + 1;
     const seq = answer.checkpoint?.seq ?? 0;
