@@ -1,4 +1,4 @@
-/** Benchmark-sized data: 50,000 comments on one issue, bulk-inserted in one transaction and listed at once. */
+/** Benchmark-sized data (timings are printed, not asserted: speed is for `npm run bench`): 50,000 comments on one issue, bulk-inserted in one transaction and listed at once. */
 import { afterAll, expect, it } from "vitest";
 import { api, asArray, asRecord, seededForge, type Seeded } from "./helpers.ts";
 
@@ -25,7 +25,5 @@ it("bulk-loads and lists 50,000 comments", async () => {
   // since on the last 10 seconds of updated_at uses the (issue_id, updated_unix) index.
   const tail = asArray((await api(s.forge, "GET", `/repos/alice/widgets/issues/${issue.number}/comments?since=${new Date(Date.UTC(2026, 0, 1) + 49_990_000).toISOString()}`)).json);
   expect(tail).toHaveLength(10);
-  expect(bulkMs).toBeLessThan(10_000);
-  expect(listMs).toBeLessThan(15_000);
   console.log(`forge scale: bulk 50k in ${bulkMs} ms, list in ${listMs} ms`);
 });
