@@ -12,7 +12,7 @@ export interface BotChild {
 
 export async function forkBot(): Promise<BotChild> {
   const child: ChildProcess = fork(fileURLToPath(new URL("./bot-process.ts", import.meta.url)), [], {
-    execArgv: ["--expose-gc", "--import", "tsx"],
+    execArgv: ["--expose-gc", "--import", "tsx", ...(process.env["BENCH_BOT_NODE_OPTIONS"]?.split(" ").filter(Boolean) ?? [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();

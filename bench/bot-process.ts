@@ -5,6 +5,7 @@
  * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
  */
 import { pino } from "pino";
+// Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
 import { createBot } from "../src/bot/create-bot.ts";
 import type { Bot } from "../src/bot/create-bot.ts";
 import type { BotConfig } from "../src/bot/bot-config-from-env.ts";

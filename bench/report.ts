@@ -54,7 +54,7 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
       add(`ingest: deliveries / dashboard writes (${N})`, "n/a", `${int(b.ingest.deliveries)} / ${int(b.ingest.dashboardWrites)}`);
       add(`ingest: events lost; projection = full rebuild (${N})`, "n/a", `${int(b.ingest.lost)}; ${b.ingest.projectionMatches ? "yes" : "NO"}`);
       add(`bot start: full read of the issue (${N})`, "n/a", `${ms(b.startMs)}, ${bytes(b.startBytes)}`);
-      add(`bot RSS after reading N comments / after ingest (${N})`, "n/a", `${num(b.rssAfterStartMb, 0)} MiB / ${num(b.rssAfterIngestMb, 0)} MiB`);
+      add(`bot RSS: modules only / after reading N / after ingest (${N})`, "n/a", `${num(b.rssBaselineMb, 0)} / ${num(b.rssAfterStartMb, 0)} / ${num(b.rssAfterIngestMb, 0)} MiB`);
     }
   }
   const withCold = r.scenarios.filter((s): s is ScenarioResult & { cold: NonNullable<ScenarioResult["cold"]> } => s.cold !== null);

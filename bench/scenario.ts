@@ -75,6 +75,8 @@ export interface ScenarioResult {
     startMs: number;
     startRequests: number;
     startBytes: number;
+    /** The bot process with every module loaded, before createBot (tsx, probot, pino, prom-client…). */
+    rssBaselineMb: number;
     rssAfterStartMb: number;
     heapAfterStartMb: number;
     rssAfterIngestMb: number;
@@ -236,7 +238,9 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     const secret = randomBytes(16).toString("hex");
     const cfg = benchBotConfig({ forgeUrl: forge.url, token: w.botToken, owner: OWNER, repo: REPO, secret, trusted: [AGENT_LOGIN] });
     const repoRef = { owner: OWNER, repo: REPO };
+    let baseline = { rss: 0 };
     if (botChild) {
+      baseline = await botChild.call<{ rss: number }>("memory");
       log(`N=${o.n}: bot start (reads the issue) and first dashboard write`);
       const s = await metered(forge, () => botChild.call<NonNullable<typeof startInfo>>("start", { config: cfg }));
       startInfo = s.value;
@@ -314,6 +318,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         startMs: startInfo.startMs,
         startRequests: startCost.requests,
         startBytes: startCost.bytes,
+        rssBaselineMb: baseline.rss / MB,
         rssAfterStartMb: startInfo.memory.rss / MB,
         heapAfterStartMb: startInfo.memory.heapUsed / MB,
         rssAfterIngestMb: memAfter.rss / MB,
