@@ -4,6 +4,12 @@ import type { DestinationStream, Logger, LoggerOptions } from "pino";
 /** Paths pino blanks out wherever they appear in a log line. */
 export const REDACT_PATHS = [
   "token",
+  "password",
+  "*.password",
+  "auth",
+  "*.auth",
+  "Authorization",
+  "*.Authorization",
   "*.token",
   "secret",
   "*.secret",
@@ -41,18 +47,16 @@ export interface LoggerSettings {
 /** pino, structured, with secrets redacted by path and by value. */
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const secrets = (settings.secrets ?? []).filter((s) => s.length >= 6);
+  // Each secret as it appears raw and inside a JSON string (quotes, backslashes escaped).
+  const needles = [...new Set(secrets.flatMap((x) => [x, JSON.stringify(x).slice(1, -1)]))];
+  const scrub = (line: string) => needles.reduce((acc, x) => (acc.includes(x) ? acc.split(x).join("[redacted]") : acc), line);
   const options: LoggerOptions = {
     name: settings.name ?? "checkpost",
     level: settings.level ?? "info",
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
-    hooks: secrets.length
-      ? {
-          logMethod(args, method) {
-            const scrub = (v: unknown): unknown => (typeof v === "string" ? secrets.reduce((s, x) => s.split(x).join("[redacted]"), v) : v);
-            method.apply(this, args.map(scrub) as Parameters<typeof method>);
-          },
-        }
-      : {},
+    // Paths catch secrets by key; the serialised line is also scrubbed for every known secret
+    // value, wherever it hides (an error message, a nested object, a URL).
+    hooks: needles.length ? { streamWrite: scrub } : {},
   };
   const pretty = settings.pretty ?? (!settings.destination && process.stdout.isTTY === true);
   if (pretty) return pino({ ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss" } } });
