@@ -9,7 +9,7 @@ import { randomSecret, startEmbeddedForgejo } from "./embedded-forgejo.ts";
 
 async function main(): Promise<void> {
   const base = parseEnv(ClientEnvSchema, process.env);
-  const logger = createLogger({ level: base.LOG_LEVEL ?? "info", secrets: [process.env["FORGEJO_TOKEN"] ?? "", process.env["WEBHOOK_SECRET"] ?? ""] });
+  const logger = createLogger({ level: base.LOG_LEVEL ?? "info", secrets: [base.FORGEJO_TOKEN ?? "", process.env["WEBHOOK_SECRET"] ?? "", base.CHECKPOST_SIGNING_KEY ?? ""] });
   const stops: (() => Promise<void>)[] = [];
 
   if (base.FORGEJO_URL) {
