@@ -38,18 +38,21 @@ export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}):
       : null;
   if (marker === null) return { kind: "none" };
 
-  const text = body.replace(/\r\n?/g, "\n");
-  const lines = text.slice(firstNonBlank(text)).split("\n");
-  const first = (lines[0] ?? "").trim();
+  const text = body.indexOf("\r") < 0 ? body : body.replace(/\r\n?/g, "\n");
+  const from = firstNonBlank(text);
+  const nl = text.indexOf("\n", from);
+  const firstEnd = nl < 0 ? text.length : nl;
+  const first = text.slice(from, firstEnd).trim();
   const agent = first.slice(marker === "checkpoint" ? CHECKPOINT_MARKER.length : HEALTH_MARKER.length).trim();
   const invalid = (error: string): ParsedComment => ({ kind: "invalid", marker, agent: agent || null, error });
 
-  if (body.length > maxBodyBytes || Buffer.byteLength(body, "utf8") > maxBodyBytes)
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when the length alone cannot decide.
+  if (body.length > maxBodyBytes || (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, "utf8") > maxBodyBytes))
     return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
   if (!agent) return invalid(`missing agent name after ${marker === "checkpoint" ? CHECKPOINT_MARKER : HEALTH_MARKER}`);
 
   try {
-    const { headers, json } = splitBody(lines);
+    const { headers, json } = splitBody(text, firstEnd + 1);
     if (json === null) throw new Invalid("no ```json block");
     const value = parseJson(json, maxJsonDepth);
     return marker === "checkpoint"
@@ -108,11 +111,38 @@ const KNOWN_HEADERS = new Map<string, string>([
   ["next check", "nextCheck"],
 ]);
 
-/** Header lines (outside the JSON block, before the `---` footer) and the JSON text. */
-function splitBody(lines: string[]): { headers: Map<string, string>; json: string | null } {
+const FENCE_OPEN = /^```\s*json$/i;
+
+/**
+ * How a line inside the JSON block ends it: 0 it does not, 1 the closing fence,
+ * 2 the footer (`---`) or the health trailer (`Next check:`), which end a block
+ * whose closing fence is missing (the seed's f-string as published). Lines of
+ * JSON never start with "`", "-" or "N", so most are settled by their first
+ * visible character without building a string.
+ */
+function blockLineKind(text: string, start: number, end: number): 0 | 1 | 2 {
+  let i = start;
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9) i++;
+    else if (c > 127 || c === 11 || c === 12) break; // other whitespace trim() knows: take the slow path
+    else if (c !== 96 && c !== 45 && c !== 78 && c !== 110) return 0;
+    else break;
+  }
+  if (i === end) return 0;
+  const u = text.slice(start, end).trim();
+  if (u === "```") return 1;
+  if (u === "---" || /^Next check:/i.test(u)) return 2;
+  return 0;
+}
+
+/**
+ * Header lines (outside the JSON block, before the `---` footer) and the JSON
+ * text, read from `pos` (the line after the marker) by line offsets.
+ */
+function splitBody(text: string, pos: number): { headers: Map<string, string>; json: string | null } {
   const headers = new Map<string, string>();
   let json: string | null = null;
-  let i = 1;
   const takeHeader = (line: string) => {
     // "s": a value may hold U+2028/U+2029, which "." would not match (lines are already split on \n).
     const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/s.exec(line);
@@ -124,30 +154,36 @@ function splitBody(lines: string[]): { headers: Map<string, string>; json: strin
     if (prev !== undefined && prev !== value) throw new Invalid(`conflicting "${m[1]}:" lines ("${prev}" and "${value}")`);
     headers.set(key, value);
   };
-  for (; i < lines.length; i++) {
-    const line = lines[i] as string;
+  while (pos <= text.length) {
+    const nl = text.indexOf("\n", pos);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(pos, end);
     const t = line.trim();
     if (t === "---") return { headers, json };
-    // Two blocks would let text inserted above the real state decide what is resumed: refuse to guess.
-    if (json !== null && /^```\s*json$/i.test(t)) throw new Invalid("more than one ```json block before the --- footer");
-    if (json === null && /^```\s*json$/i.test(t)) {
-      const content: string[] = [];
-      let j = i + 1;
-      for (; j < lines.length; j++) {
-        const u = (lines[j] as string).trim();
-        if (u === "```") break;
-        // No closing fence (the seed's f-string as published): the block ends where the footer or the health trailer begins.
-        if (u === "---" || /^Next check:/i.test(u)) {
-          j--;
+    if (FENCE_OPEN.test(t)) {
+      // Two blocks would let text inserted above the real state decide what is resumed: refuse to guess.
+      if (json !== null) throw new Invalid("more than one ```json block before the --- footer");
+      const blockStart = end + 1;
+      let p = blockStart;
+      let blockEnd = text.length + 1; // exclusive end of the last content line + its "\n"
+      let resume = text.length + 1;
+      while (p <= text.length) {
+        const nl2 = text.indexOf("\n", p);
+        const e2 = nl2 < 0 ? text.length : nl2;
+        const kind = blockLineKind(text, p, e2);
+        if (kind !== 0) {
+          blockEnd = p;
+          resume = kind === 1 ? e2 + 1 : p; // after a closing fence, or at the footer line itself
           break;
         }
-        content.push(lines[j] as string);
+        p = e2 + 1;
       }
-      json = content.join("\n");
-      i = j;
+      json = blockStart >= blockEnd ? "" : text.slice(blockStart, blockEnd - 1);
+      pos = resume;
       continue;
     }
     takeHeader(line);
+    pos = end + 1;
   }
   return { headers, json };
 }
