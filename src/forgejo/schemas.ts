@@ -26,10 +26,15 @@ export const IssueSchema = z.looseObject({
 });
 export type ForgejoIssue = z.infer<typeof IssueSchema>;
 
-export const CommentSchema = z.looseObject({
+/**
+ * Comments come by the ten thousand (the list is not paged), each with a full
+ * user object: this schema keeps only what is read (z.object strips the rest),
+ * so the validated copy is small and the parsed response can be collected.
+ */
+export const CommentSchema = z.object({
   id: z.number(),
   body: z.string(),
-  user: UserSchema,
+  user: z.object({ id: z.number(), login: z.string() }),
   html_url: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
