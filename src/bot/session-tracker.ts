@@ -3,7 +3,7 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
 import { renderDashboard } from "../dashboard/index.ts";
-import { toCommentRecord } from "../store/index.ts";
+import { readAllComments, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
@@ -18,6 +18,8 @@ export interface TrackerOptions {
   dashboardIntervalMs: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
+  /** See readAllComments. */
+  readWindowSize?: number;
   logger: Logger;
   metrics: BotMetrics;
   now?: () => Date;
@@ -67,7 +69,7 @@ export class SessionTracker {
 
   /** Full re-read: the only way to notice deletions without webhooks. */
   async reconcile(): Promise<boolean> {
-    const comments = (await this.o.api.listComments(this.o.repo, this.o.issue)).map(toCommentRecord);
+    const comments = (await readAllComments(this.o.api, this.o.repo, this.o.issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {})).map(toCommentRecord);
     comments.forEach((c) => this.noteComment(c));
     const changed = this.projection.replaceAll(comments);
     if (changed) this.afterChange();

@@ -5,6 +5,7 @@ import { createProjection } from "../projection/index.ts";
 import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex } from "../dashboard/index.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
+import { readAllComments } from "./read-all-comments.ts";
 
 export interface ColdResumeInput {
   api: ForgejoApi;
@@ -15,6 +16,8 @@ export interface ColdResumeInput {
   agent: string;
   session: string;
   map: Readonly<PhaseMap>;
+  /** See readAllComments. */
+  readWindowSize?: number;
 }
 
 export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
@@ -41,9 +44,11 @@ async function answer(records: CommentRecord[], input: ColdResumeInput, via: "in
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
-  const full = async () => answer((await api.listComments(repo, issue)).map(toCommentRecord), input, "full");
+  const meta = await api.getIssue(repo, issue);
+  const full = async () =>
+    answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, "full");
 
-  const index = extractResumeIndex((await api.getIssue(repo, issue)).body);
+  const index = extractResumeIndex(meta.body);
   if (!index?.watermarkUpdatedAt) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
 

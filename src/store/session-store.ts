@@ -11,6 +11,7 @@ import { locateIssue } from "./locate-issue.ts";
 import { postExactlyOnce } from "./save-exactly-once.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { coldResume } from "./cold-resume.ts";
+import { readAllComments } from "./read-all-comments.ts";
 
 export interface SessionStoreOptions {
   api: ForgejoApi;
@@ -26,6 +27,8 @@ export interface SessionStoreOptions {
   /** CHECKPOST_SIGNING_KEY: sign what we write, believe only what verifies. */
   signingKey?: string;
   maxCheckpointBytes?: number;
+  /** Issues with more comments are read in windows of updated time (see readAllComments). Default 2,000. */
+  readWindowSize?: number;
   logger?: Pick<Logger, "warn" | "debug" | "info">;
   now?: () => Date;
   newId?: () => string;
@@ -139,7 +142,7 @@ export class SessionStore {
   /** Read every comment and fold it (the full, always-correct path). */
   async project(): Promise<Projection> {
     const issue = await this.issueNumber();
-    const [comments, policy] = await Promise.all([this.o.api.listComments(this.repo, issue), this.policy()]);
+    const [comments, policy] = await Promise.all([this.readAll(issue), this.policy()]);
     const p = createProjection(policy);
     p.replaceAll(comments.map(toCommentRecord));
     return p;
@@ -167,13 +170,17 @@ export class SessionStore {
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
     policy.catch(() => {}); // awaited inside coldResume; never an unhandled rejection meanwhile
-    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy, agent, session, map });
+    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy, agent, session, map, ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}) });
     // Take over: every resume fences off earlier writers of this agent+session.
     const epoch = answer.maxEpoch + 1;
     const seq = answer.checkpoint?.seq ?? 0;
     this.writers.set(key(agent, session), { seq, epoch });
     const { maxEpoch: _, ...rest } = answer;
     return { ...rest, next_seq: seq + 1, epoch };
+  }
+
+  private readAll(issue: number) {
+    return readAllComments(this.o.api, this.repo, issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {});
   }
 
   private async policy() {

@@ -1,0 +1,58 @@
+import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+
+export interface ReadAllOptions {
+  /** Issues with more comments than this are read in windows of updated time. Default 2,000. */
+  windowSize?: number;
+  /** Windows read at once. Default 2. */
+  concurrency?: number;
+  /** The issue, when the caller already has it (saves a GET). */
+  issueMeta?: { comments?: number | undefined; created_at: string };
+}
+
+/** Forgejo's `since`/`before` take RFC 3339 and compare whole seconds. */
+const iso = (sec: number) => new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+
+/**
+ * Every comment of an issue. Forgejo does not page this endpoint, so a 50,000-
+ * comment issue answers one ~80 MiB response, and a process that parses it
+ * balloons past 1 GiB. Large issues (by the issue's `comments` count) are read
+ * instead in windows of updated time, which Forgejo filters inclusively at both
+ * ends (`updated_unix >= since` and `<= before`): windows share only their
+ * boundary second, and duplicates are dropped by id. A comment edited during
+ * the scan can move into a window already read, so a last read `since` the
+ * scan began catches it. The result equals one unfiltered read.
+ */
+export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, o: ReadAllOptions = {}): Promise<ForgejoComment[]> {
+  const windowSize = o.windowSize ?? 2000;
+  const meta = o.issueMeta ?? (await api.getIssue(repo, issue));
+  if ((meta.comments ?? Number.POSITIVE_INFINITY) <= windowSize) return api.listComments(repo, issue);
+
+  const client = api.client;
+  const scanStart = Math.floor((Date.now() + client.serverClockOffsetMs) / 1000) - 1;
+  const from = Math.floor(Date.parse(meta.created_at) / 1000) - 1;
+  const to = scanStart + 2;
+  const windows = Math.max(1, Math.ceil((meta.comments ?? 0) / windowSize));
+  const step = Math.max(1, Math.ceil((to - from) / windows));
+  const bounds: [number, number][] = [];
+  for (let a = from; a < to; a += step) bounds.push([a, Math.min(to, a + step)]);
+  // Migrated comments may predate the issue: the first window reaches back to the epoch.
+  (bounds[0] as [number, number])[0] = 1;
+
+  const byId = new Map<number, ForgejoComment>();
+  const keep = (list: ForgejoComment[]) => {
+    for (const c of list) {
+      const held = byId.get(c.id);
+      if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
+    }
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < bounds.length) {
+      const [a, b] = bounds[next++] as [number, number];
+      keep(await api.listComments(repo, issue, { since: iso(a), before: iso(b) }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.concurrency ?? 2, bounds.length) }, worker));
+  keep(await api.listComments(repo, issue, { since: iso(scanStart) }));
+  return [...byId.values()].sort((x, y) => x.id - y.id);
+}

@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { forgeWorld } from "../helpers/forge-fixture.ts";
+import type { ForgeWorld } from "../helpers/forge-fixture.ts";
+import { readAllComments } from "../../src/store/index.ts";
+import { ForgejoApi } from "../../src/forgejo/index.ts";
+
+let world: ForgeWorld;
+afterEach(async () => world?.close());
+const repo = { owner: "agent", repo: "work" };
+
+/** A session issue opened ten days ago with `n` comments since: a burst on day one, then a trickle. */
+function seed(w: ForgeWorld, n: number) {
+  const start = Date.now() - 10 * 86400_000;
+  w.issue = w.forge.admin.createIssue("agent", "work", { title: "long session", createdAt: start }).number;
+  w.forge.admin.bulkComments("agent", "work", w.issue, Array.from({ length: n }, (_, i) => ({ login: "agent", body: `c${i}`, createdAt: i < n / 2 ? start + i * 1000 : start + i * 1500_000 })));
+}
+
+describe("readAllComments", () => {
+  it("reads a large issue in windows of updated time and returns exactly what one unfiltered read returns", async () => {
+    world = await forgeWorld();
+    seed(world, 400);
+    const api = world.api();
+    const whole = await api.listComments(repo, world.issue);
+    const before = api.client.requestCount;
+    const windowed = await readAllComments(api, repo, world.issue, { windowSize: 50 });
+    expect(api.client.requestCount - before).toBeGreaterThan(5);
+    expect(windowed.map((c) => [c.id, c.body])).toEqual(whole.map((c) => [c.id, c.body]));
+  });
+
+  it("makes one list request for a small issue", async () => {
+    world = await forgeWorld();
+    seed(world, 30);
+    const api = world.api();
+    const got = await readAllComments(api, repo, world.issue, { windowSize: 50 });
+    expect(got).toHaveLength(30);
+    expect(api.client.requestCount).toBe(2); // the issue (for its count) and the list
+  });
+
+  it("catches a comment edited while the scan runs", async () => {
+    world = await forgeWorld();
+    seed(world, 300);
+    const api = world.api();
+    const first = (await api.listComments(repo, world.issue))[0]!;
+    let windows = 0;
+    const spy = Object.create(api) as ForgejoApi;
+    spy.listComments = async (r, n, q = {}) => {
+      const out = await api.listComments(r, n, q);
+      // After the first window (which held comment `first`), a person edits it: it moves to "now".
+      if (q.before && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
+      return out;
+    };
+    const got = await readAllComments(spy, repo, world.issue, { windowSize: 50, concurrency: 1 });
+    expect(got.find((c) => c.id === first.id)?.body).toBe("edited during the scan");
+    expect(got).toHaveLength(300);
+  });
+});
