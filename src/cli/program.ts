@@ -82,6 +82,7 @@ export function buildProgram(io: CliIo): Command {
     .requiredOption("--agent <name>")
     .requiredOption("--session <id>")
     .addOption(new Option("--map <name|file>", "phase map: built-in name or JSON file").default("implementation-worker"))
+    .option("--take-over", "write the fence now: re-save the checkpoint under the new epoch (one extra request)")
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
 
   repoFlags(program.command("status").description("agents × sessions: phase, checkpoint age, last health"))

@@ -163,9 +163,15 @@ export class SessionStore {
    * Where a restarted worker continues. Uses the dashboard's resume index when
    * the bot keeps one (a few small requests), verifying what it points to, and
    * falls back to reading every comment. Remembers Seq and takes over with the
-   * next Epoch, so this handle's later saves fence off any zombie.
+   * next Epoch, so this handle's later saves fence off any zombie. With
+   * `takeOver`, the fence is written at once (one extra request).
    */
-  async resume(agent: string, session: string, map: Readonly<PhaseMap>): Promise<ResumeAnswer & { next_seq: number; epoch: number }> {
+  async resume(
+    agent: string,
+    session: string,
+    map: Readonly<PhaseMap>,
+    opts: { takeOver?: boolean } = {},
+  ): Promise<ResumeAnswer & { next_seq: number; epoch: number; takeover_comment_id?: number }> {
     const issue = await this.issueNumber();
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
@@ -176,6 +182,12 @@ export class SessionStore {
     const seq = answer.checkpoint?.seq ?? 0;
     this.writers.set(key(agent, session), { seq, epoch });
     const { maxEpoch: _, ...rest } = answer;
+    // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
+    // checkpoint is fenced off even if this worker dies before its first own save.
+    if (opts.takeOver && answer.checkpoint) {
+      const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
+      return { ...rest, next_seq: seq + 2, epoch, takeover_comment_id: saved.comment_id };
+    }
     return { ...rest, next_seq: seq + 1, epoch };
   }
 

@@ -102,4 +102,21 @@ describe("SessionStore against the embedded Forgejo", () => {
     const snap = await world.store().snapshot();
     expect(snap.entries[0]).toMatchObject({ agent: "orch", session: "s", health: { status: "Active", metrics: { queue_depth: 2 } } });
   });
+
+  it("resume with takeOver writes the fence at once, so a zombie's later write is never resumed from", async () => {
+    world = await forgeWorld();
+    const zombie = world.store();
+    await zombie.resume("w", "s", MAP); // epoch 1
+    await zombie.save({ agent: "w", session: "s", phase: "clone_complete", data: { by: "zombie", n: 1 } });
+    const successor = world.store();
+    const r = await successor.resume("w", "s", MAP, { takeOver: true });
+    expect(r).toMatchObject({ phase: "clone_complete", epoch: 2, next_seq: 3 });
+    expect(r.takeover_comment_id).toBeGreaterThan(0);
+    // The successor dies before its first own save; the zombie keeps going.
+    await zombie.save({ agent: "w", session: "s", phase: "commit_complete", data: { by: "zombie", n: 2 } });
+    const third = await world.store().resume("w", "s", MAP);
+    expect(third).toMatchObject({ phase: "clone_complete", state: { by: "zombie", n: 1 }, epoch: 3 });
+    const snap = await world.store().snapshot();
+    expect(snap.anomalies.some((a) => a.kind === "zombie")).toBe(true);
+  });
 });

@@ -75,11 +75,19 @@ export function loadPhaseMap(spec: string | undefined, cwd: string): Readonly<Ph
 }
 
 /** `checkpost resume`: where to continue, the phase and the state as saved. */
-export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string }): Promise<void> {
+export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; takeOver?: boolean }): Promise<void> {
   const map = loadPhaseMap(o.map, io.cwd);
   const ctx = cliContext(io, o);
-  const r = await ctx.withStore((s) => s.resume(o.agent, o.session, map));
-  printJson(io, { resume_point: r.resume_point, phase: r.phase, state: r.state, checkpoint: r.checkpoint, next_seq: r.next_seq, epoch: r.epoch });
+  const r = await ctx.withStore((s) => s.resume(o.agent, o.session, map, { takeOver: o.takeOver === true }));
+  printJson(io, {
+    resume_point: r.resume_point,
+    phase: r.phase,
+    state: r.state,
+    checkpoint: r.checkpoint,
+    next_seq: r.next_seq,
+    epoch: r.epoch,
+    ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
+  });
 }
 
 /** `checkpost init`: locate the session issue, creating it (and its label) if missing. */
