@@ -24,6 +24,8 @@ export interface BotConfig {
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   maxWebhookBytes: number;
+  /** Issues with more comments are read in windows (see readAllComments); default 2,000. */
+  readWindowSize?: number;
   retries: number;
   timeoutMs: number;
 }

@@ -73,6 +73,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
         dashboardIntervalMs: config.dashboardIntervalMs,
         liveness: config.liveness,
         staleAlerts: config.staleAlerts,
+        ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),
         logger: log.child({ issue: k }),
         metrics,
         now,

@@ -3,7 +3,7 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
 import { renderDashboard } from "../dashboard/index.ts";
-import { readAllComments, toCommentRecord } from "../store/index.ts";
+import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
@@ -69,9 +69,25 @@ export class SessionTracker {
 
   /** Full re-read: the only way to notice deletions without webhooks. */
   async reconcile(): Promise<boolean> {
-    const comments = (await readAllComments(this.o.api, this.o.repo, this.o.issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {})).map(toCommentRecord);
-    comments.forEach((c) => this.noteComment(c));
-    const changed = this.projection.replaceAll(comments);
+    // Folded response by response: the whole list is never held (50k comments are ~80 MiB of JSON).
+    const listed = new Set<number>();
+    let changed = false;
+    await forEachCommentBatch(
+      this.o.api,
+      this.o.repo,
+      this.o.issue,
+      (batch) => {
+        const events: CommentEvent[] = batch.map((c) => {
+          listed.add(c.id);
+          const comment = toCommentRecord(c);
+          this.noteComment(comment);
+          return { type: "upsert", comment };
+        });
+        changed = this.projection.applyAll(events) || changed;
+      },
+      this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
+    );
+    changed = this.projection.retainOnly(listed) || changed;
     if (changed) this.afterChange();
     return changed;
   }

@@ -24,6 +24,11 @@ export interface Projection {
   applyAll(events: Iterable<CommentEvent>): boolean;
   /** Full reconcile with a complete comment listing: ids held but not listed are deleted (tombstoned). */
   replaceAll(comments: readonly CommentRecord[]): boolean;
+  /**
+   * The deletion half of a reconcile, for listings folded batch by batch with
+   * `apply`: every held id not in `listed` is deleted (tombstoned).
+   */
+  retainOnly(listed: ReadonlySet<number>): boolean;
   snapshot(): ProjectionSnapshot;
   resume(agent: string, session: string, phaseMap: Readonly<PhaseMap>): ResumeAnswer;
   /** The resume point of agent+session, or, without session, the newest across the agent's sessions. */
@@ -231,10 +236,13 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       return changed;
     },
     replaceAll(comments) {
-      const listed = new Set(comments.map((c) => c.id));
+      let changed = this.retainOnly(new Set(comments.map((c) => c.id)));
+      for (const c of comments) changed = upsert(c) || changed;
+      return changed;
+    },
+    retainOnly(listed) {
       let changed = false;
       for (const id of [...live.keys()]) if (!listed.has(id)) changed = remove(id) || changed;
-      for (const c of comments) changed = upsert(c) || changed;
       return changed;
     },
     snapshot() {

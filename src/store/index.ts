@@ -5,5 +5,5 @@ export { postExactlyOnce } from "./save-exactly-once.ts";
 export { coldResume } from "./cold-resume.ts";
 export { toCommentRecord } from "./to-comment-record.ts";
 export * from "./defaults.ts";
-export { readAllComments } from "./read-all-comments.ts";
+export { readAllComments, forEachCommentBatch } from "./read-all-comments.ts";
 export type { ReadAllOptions } from "./read-all-comments.ts";

@@ -23,9 +23,26 @@ const iso = (sec: number) => new Date(sec * 1000).toISOString().replace(".000Z",
  * scan began catches it. The result equals one unfiltered read.
  */
 export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, o: ReadAllOptions = {}): Promise<ForgejoComment[]> {
+  const byId = new Map<number, ForgejoComment>();
+  await forEachCommentBatch(api, repo, issue, (list) => {
+    for (const c of list) {
+      const held = byId.get(c.id);
+      if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
+    }
+  }, o);
+  return [...byId.values()].sort((x, y) => x.id - y.id);
+}
+
+/**
+ * The same reads as `readAllComments`, handed over one response at a time, so
+ * a caller that folds them (the bot's projection) never holds the whole list.
+ * A comment may come in two batches (a shared boundary second, or an edit
+ * during the scan): callers must keep the newest `updated_at` per id.
+ */
+export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue: number, onBatch: (comments: ForgejoComment[]) => void, o: ReadAllOptions = {}): Promise<void> {
   const windowSize = o.windowSize ?? 2000;
   const meta = o.issueMeta ?? (await api.getIssue(repo, issue));
-  if ((meta.comments ?? Number.POSITIVE_INFINITY) <= windowSize) return api.listComments(repo, issue);
+  if ((meta.comments ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
 
   const client = api.client;
   const scanStart = Math.floor((Date.now() + client.serverClockOffsetMs) / 1000) - 1;
@@ -38,21 +55,13 @@ export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: num
   // Migrated comments may predate the issue: the first window reaches back to the epoch.
   (bounds[0] as [number, number])[0] = 1;
 
-  const byId = new Map<number, ForgejoComment>();
-  const keep = (list: ForgejoComment[]) => {
-    for (const c of list) {
-      const held = byId.get(c.id);
-      if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
-    }
-  };
   let next = 0;
   const worker = async () => {
     while (next < bounds.length) {
       const [a, b] = bounds[next++] as [number, number];
-      keep(await api.listComments(repo, issue, { since: iso(a), before: iso(b) }));
+      onBatch(await api.listComments(repo, issue, { since: iso(a), before: iso(b) }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.concurrency ?? 2, bounds.length) }, worker));
-  keep(await api.listComments(repo, issue, { since: iso(scanStart) }));
-  return [...byId.values()].sort((x, y) => x.id - y.id);
+  onBatch(await api.listComments(repo, issue, { since: iso(scanStart) }));
 }

@@ -93,4 +93,19 @@ describe("webhooks, duplicates, reordering and polling converge on the full rebu
     expect(w.bot.trackers()[0]!.projection.snapshot()).toEqual(before);
     expect(comparable(before)).toEqual(comparable(await rebuild()));
   });
+
+  it("a reconcile folded window by window (large issues) equals a rebuild, deletions included", async () => {
+    w = await botWorld({ readWindowSize: 3 }, { webhook: false });
+    await activity();
+    await w.bot.reconcileAll();
+    expect(comparable(w.bot.trackers()[0]!.projection.snapshot())).toEqual(comparable(await rebuild()));
+    const api = w.api(w.agentToken);
+    const extra = await api.createComment(w.repo, w.issue, cp("all_subtasks_complete"));
+    await w.bot.reconcileAll();
+    await api.deleteComment(w.repo, extra.id);
+    await w.bot.reconcileAll();
+    const snap = w.bot.trackers()[0]!.projection.snapshot();
+    expect(snap.entries.find((e) => e.session === "s1")?.latest?.phase).not.toBe("all_subtasks_complete");
+    expect(comparable(snap)).toEqual(comparable(await rebuild()));
+  });
 });
