@@ -122,7 +122,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     }
   };
 
-  const deletedAnomaly = (commentId: number, cp: Checkpoint, htmlUrl: string | undefined): Anomaly => ({
+  const deletedAnomaly = (commentId: number, cp: Omit<Checkpoint, "data">, htmlUrl: string | undefined): Anomaly => ({
     kind: "deleted-checkpoint",
     commentId,
     agent: cp.agent,

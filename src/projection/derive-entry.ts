@@ -1,6 +1,7 @@
 import type { AgentEntry, Anomaly, AnomalyKind, HealthState, LatestCheckpoint } from "./projection-snapshot.ts";
 import { MAX_INTERVALS } from "./projection-snapshot.ts";
 import type { StoredRecord } from "./stored-comment.ts";
+import type { JsonValue } from "../protocol/index.ts";
 
 export interface DerivedEntry {
   entry: AgentEntry;
@@ -119,12 +120,13 @@ function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheck
     ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
     timestamp: cp.timestamp,
     createdAt: iso(r.createdMs),
-    data: cp.data,
+    // JSON.parse keeps "__proto__" an own property, as the reader does.
+    data: JSON.parse(cp.dataJson) as JsonValue,
     ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
   };
 }
 
 function toHealthState(r: Extract<StoredRecord, { kind: "health" }>): HealthState {
   const h = r.health;
-  return { commentId: r.commentId, status: h.status, metrics: h.metrics, timestamp: h.timestamp, createdAt: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
+  return { commentId: r.commentId, status: h.status, metrics: JSON.parse(h.metricsJson) as JsonValue, timestamp: h.timestamp, createdAt: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
 }

@@ -34,9 +34,19 @@ interface RecordBase {
   version: Version;
 }
 
+/**
+ * A checkpoint as held: its state kept as compact JSON text, parsed again only
+ * for the entry's newest checkpoint. Parsed JSON costs several times its text
+ * in V8 objects, and only one checkpoint per agent+session is ever shown or
+ * resumed from (50,000 comments: ~120 MiB of heap held as objects).
+ */
+export type StoredCheckpoint = Omit<Checkpoint, "data"> & { dataJson: string };
+/** A health signal as held: metrics as JSON text, like checkpoint state. */
+export type StoredHealth = Omit<Health, "metrics"> & { metricsJson: string };
+
 export type StoredRecord =
-  | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: Checkpoint; sig: SignatureStatus })
-  | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: Health })
+  | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: StoredCheckpoint; sig: SignatureStatus })
+  | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: StoredHealth })
   | (RecordBase & { kind: "invalid"; error: string; marker: "checkpoint" | "health" });
 
 export interface RecordContext {
@@ -68,11 +78,14 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
     return { kind: "invalid", commentId, key, agent: parsed.agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: parsed.error, marker: parsed.marker };
   }
   if (parsed.kind === "health") {
-    const h = parsed.health;
-    return { kind: "health", commentId, key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, health: h };
+    const { metrics, ...h } = parsed.health;
+    const health: StoredHealth = { ...h, metricsJson: JSON.stringify(metrics) };
+    return { kind: "health", commentId, key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, health };
   }
   const cp = parsed.checkpoint;
   const sig: SignatureStatus =
     ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
-  return { kind: "checkpoint", commentId, key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, checkpoint: cp, sig };
+  const { data, ...meta } = cp;
+  const checkpoint: StoredCheckpoint = { ...meta, dataJson: JSON.stringify(data) };
+  return { kind: "checkpoint", commentId, key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, checkpoint, sig };
 }
