@@ -55,6 +55,16 @@ export interface RecordContext {
   readerLimits?: Partial<ReaderLimits>;
 }
 
+/**
+ * A copy that shares no storage with the comment body. V8 represents a
+ * substring of 13+ characters as a slice that keeps its whole parent alive, so
+ * an agent name cut from a 2 KB body would hold those 2 KB for as long as the
+ * projection holds the record (50,000 comments: ~100 MiB of heap).
+ */
+function detach<T extends string | null | undefined>(s: T): T {
+  return (typeof s === "string" && s.length >= 13 ? Buffer.from(s, "utf8").toString("utf8") : s) as T;
+}
+
 /** Best effort: the `Session:` line of a comment the reader rejected, so it can be counted against its entry. */
 function sniffSession(body: string): string | null {
   const m = /^[ \t]*Session:[ \t]*(\S[^\r\n]{0,255}?)[ \t]*\r?$/m.exec(body.slice(0, 8192));
@@ -73,16 +83,21 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
   const editedByTime = version.updatedMs !== createdMs;
   const { id: commentId, htmlUrl } = c;
   if (parsed.kind === "invalid") {
-    const session = parsed.agent !== null ? sniffSession(c.body) : null;
-    const key = parsed.agent !== null && session !== null ? entryKey(parsed.agent, session) : null;
-    return { kind: "invalid", commentId, key, agent: parsed.agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: parsed.error, marker: parsed.marker };
+    const session = detach(parsed.agent !== null ? sniffSession(c.body) : null);
+    const agent = detach(parsed.agent);
+    const key = agent !== null && session !== null ? entryKey(agent, session) : null;
+    return { kind: "invalid", commentId, key, agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: detach(parsed.error), marker: parsed.marker };
   }
   if (parsed.kind === "health") {
-    const { metrics, ...h } = parsed.health;
+    const { metrics, ...m } = parsed.health;
+    const h = { ...m, agent: detach(m.agent), session: detach(m.session), timestamp: detach(m.timestamp), status: detach(m.status), nextCheck: detach(m.nextCheck) };
     const health: StoredHealth = { ...h, metricsJson: JSON.stringify(metrics) };
     return { kind: "health", commentId, key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, health };
   }
-  const cp = parsed.checkpoint;
+  const p = parsed.checkpoint;
+  const cp = { ...p, agent: detach(p.agent), session: detach(p.session), phase: detach(p.phase), timestamp: detach(p.timestamp), version: detach(p.version), id: detach(p.id), signature: detach(p.signature) };
+  if (cp.id === undefined) delete cp.id;
+  if (cp.signature === undefined) delete cp.signature;
   const sig: SignatureStatus =
     ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
   const { data, ...meta } = cp;
