@@ -81,7 +81,9 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
   const createdMs = Date.parse(c.createdAt);
   const trustedAuthor = ctx.trustedAuthors.has(c.author.toLowerCase());
   const editedByTime = version.updatedMs !== createdMs;
-  const { id: commentId, htmlUrl } = c;
+  const commentId = c.id;
+  // Strings from JSON.parse may be slices of the whole HTTP response: keep a copy, not the response.
+  const htmlUrl = detach(c.htmlUrl);
   if (parsed.kind === "invalid") {
     const session = detach(parsed.agent !== null ? sniffSession(c.body) : null);
     const agent = detach(parsed.agent);
