@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { z } from "zod";
 import type { RepoRef } from "../forgejo/index.ts";
 import type { CommentEvent } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -15,6 +16,14 @@ export interface DeliveryDeps {
   isSessionIssue: (issue: { title: string; labels?: { name: string }[] | null; pull_request?: unknown }) => boolean;
 }
 
+/** The payload checked against its schema, or null (logged) when it does not fit. */
+function validated<S extends z.ZodType>(schema: S, payload: unknown, event: string, log: Logger): z.output<S> | null {
+  const r = schema.safeParse(payload);
+  if (r.success) return r.data;
+  log.warn({ event, issue: r.error.issues[0] }, `${event} payload does not have the expected shape; ignored`);
+  return null;
+}
+
 /**
  * One verified delivery → projection events. Payloads are checked with zod;
  * a payload that does not fit is counted and logged, never half-applied.
@@ -24,15 +33,14 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
   let result = "ignored";
   try {
     if (event === "issue_comment") {
-      const p = IssueCommentPayloadSchema.safeParse(payload);
-      if (!p.success) {
+      const data = validated(IssueCommentPayloadSchema, payload, event, d.log);
+      if (!data) {
         result = "invalid";
-        d.log.warn({ event, issue: p.error.issues[0] }, "issue_comment payload does not have the expected shape; ignored");
         return;
       }
-      const { issue, comment, repository, action } = p.data;
+      const { issue, comment, repository, action } = data;
       const repo = { owner: repository.owner.login, repo: repository.name };
-      if (!d.watched(repo) || p.data.is_pull) return;
+      if (!d.watched(repo) || data.is_pull) return;
       let t = d.tracker(repo, issue.number);
       if (!t) {
         if (!d.isSessionIssue(issue) || issue.state !== "open") return;
@@ -48,13 +56,12 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
       t.apply([ev]);
       result = "applied";
     } else if (event === "issues") {
-      const p = IssuesPayloadSchema.safeParse(payload);
-      if (!p.success) {
+      const data = validated(IssuesPayloadSchema, payload, event, d.log);
+      if (!data) {
         result = "invalid";
-        d.log.warn({ event, issue: p.error.issues[0] }, "issues payload does not have the expected shape; ignored");
         return;
       }
-      const { issue, repository, sender, action } = p.data;
+      const { issue, repository, sender, action } = data;
       const repo = { owner: repository.owner.login, repo: repository.name };
       if (!d.watched(repo)) return;
       const t = d.tracker(repo, issue.number);
