@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
@@ -98,7 +99,7 @@ export class SessionTracker {
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
-    const since = new Date(Math.floor(this.pollFromMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    const since = forgejoTime(this.pollFromMs);
     const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { since });
     return this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
   }

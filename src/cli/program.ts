@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "./io.ts";
 
 const int = (name: string) => (v: string) => {
@@ -111,4 +111,3 @@ export function buildProgram(io: CliIo): Command {
   return program;
 }
 
-export { CommanderError };

@@ -1,3 +1,4 @@
+import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import type { PhaseMap } from "../protocol/index.ts";
@@ -21,11 +22,6 @@ export interface ColdResumeInput {
 }
 
 export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
-
-/** `since` wants whole seconds; flooring keeps the boundary second in (the projection dedupes). */
-function sinceOf(iso: string): string {
-  return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
 
 async function answer(records: CommentRecord[], input: ColdResumeInput, via: "index" | "full"): Promise<ColdResumeAnswer> {
   const p = createProjection(await input.policy);
@@ -52,7 +48,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   if (!index?.watermarkUpdatedAt) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
 
-  const tail = api.listComments(repo, issue, { since: sinceOf(index.watermarkUpdatedAt) });
+  const tail = api.listComments(repo, issue, { since: forgejoTime(Date.parse(index.watermarkUpdatedAt)) });
   let pointed: CommentRecord | null = null;
   if (entry) {
     try {

@@ -1,3 +1,4 @@
+import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
 
 export interface ReadAllOptions {
@@ -9,8 +10,7 @@ export interface ReadAllOptions {
   issueMeta?: { comments?: number | undefined; created_at: string };
 }
 
-/** Forgejo's `since`/`before` take RFC 3339 and compare whole seconds. */
-const iso = (sec: number) => new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+const iso = (sec: number) => forgejoTime(sec * 1000);
 
 /**
  * Every comment of an issue. Forgejo does not page this endpoint, so a 50,000-

@@ -1,5 +1,5 @@
 import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
-import { isOutcomeUnknown } from "../forgejo/index.ts";
+import { forgejoTime, isOutcomeUnknown } from "../forgejo/index.ts";
 
 /** How far before an attempt (server clock) to look for our own comment after an unknown outcome. */
 const LOOKBACK_MS = 60_000;
@@ -17,7 +17,7 @@ export async function postExactlyOnce(api: ForgejoApi, repo: RepoRef, issue: num
   let unknown = false;
   return client.withRetry(async () => {
     if (unknown && firstAttemptServerMs !== null) {
-      const since = new Date(Math.floor((firstAttemptServerMs - LOOKBACK_MS) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+      const since = forgejoTime(firstAttemptServerMs - LOOKBACK_MS);
       const found = (await api.listComments(repo, issue, { since })).find((c) => c.body.includes(marker));
       if (found) return found;
     }

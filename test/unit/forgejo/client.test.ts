@@ -115,3 +115,11 @@ describe("ForgejoClient", () => {
     expect(client.serverClockOffsetMs).toBeGreaterThan(100_000);
   });
 });
+
+describe("forgejoTime", () => {
+  it("floors to the whole second Forgejo compares", async () => {
+    const { forgejoTime } = await import("../../../src/forgejo/index.ts");
+    expect(forgejoTime(Date.parse("2026-11-29T10:00:00.999Z"))).toBe("2026-11-29T10:00:00Z");
+    expect(forgejoTime(Date.parse("2026-11-29T10:00:01.000Z"))).toBe("2026-11-29T10:00:01Z");
+  });
+});
