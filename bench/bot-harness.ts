@@ -6,6 +6,7 @@
 import { execFileSync, fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { defaultBotConfig } from "../src/bot/bot-config-from-env.ts";
 import type { BotConfig } from "../src/bot/bot-config-from-env.ts";
 
 export interface BotChild {
@@ -61,26 +62,16 @@ export async function forkBot(): Promise<BotChild> {
 
 export function benchBotConfig(o: { forgeUrl: string; token: string; owner: string; repo: string; secret: string; trusted: string[] }): BotConfig {
   return {
-    forgejoUrl: o.forgeUrl,
-    token: o.token,
-    repos: [{ owner: o.owner, repo: o.repo }],
-    title: "[Automated] CleverAgents Build Session",
-    label: "Type/Automation",
+    ...defaultBotConfig({ url: o.forgeUrl, token: o.token }, [{ owner: o.owner, repo: o.repo }]),
     trustedAuthors: o.trusted,
     webhookSecret: o.secret,
-    insecure: false,
-    webhookPath: "/api/github/webhooks",
     port: 0,
-    host: "127.0.0.1",
     // Webhooks only during the benchmark: no poll or reconcile may hide a lost event,
     // and no timer may touch the forge while costs are being counted.
     pollIntervalMs: 0,
     reconcileIntervalMs: 0,
-    dashboardIntervalMs: 10_000, // the default (CHECKPOST_DASHBOARD_INTERVAL_MS)
     livenessIntervalMs: 0,
     liveness: {},
-    staleAlerts: false,
-    maxWebhookBytes: 1024 * 1024,
     retries: 3,
     timeoutMs: 60_000,
   };

@@ -1,5 +1,6 @@
 import type { LivenessOptions } from "../projection/index.ts";
-import { botRepos } from "./bot-config.ts";
+import { parseEnv } from "../config/env.ts";
+import { BotEnvSchema, botRepos } from "./bot-config.ts";
 import type { BotEnv, BotRepo } from "./bot-config.ts";
 
 /** The bot's settings as plain values (tests build them directly). */
@@ -54,4 +55,12 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
   };
+}
+
+/**
+ * A BotConfig with every default the env schema declares, for code that embeds
+ * the bot (tests, benchmarks): the defaults live in one place, BotEnvSchema.
+ */
+export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
+  return botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
 }

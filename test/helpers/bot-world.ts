@@ -3,6 +3,7 @@ import type { ForgeServer } from "../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config-from-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
@@ -53,24 +54,17 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     secrets: [botToken, SECRET],
   });
   const config: BotConfig = {
-    forgejoUrl: forge.url,
-    token: botToken,
-    repos: [{ owner: "agent", repo: "work" }],
-    title: DEFAULT_SESSION_TITLE,
-    label: DEFAULT_SESSION_LABEL,
+    ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner: "agent", repo: "work" }]),
     trustedAuthors: ["agent"],
     webhookSecret: SECRET,
-    insecure: false,
-    webhookPath: "/api/github/webhooks",
     port: 0,
-    host: "127.0.0.1",
+    // Timers off: tests drive polls, reconciles, liveness and dashboard writes themselves.
     pollIntervalMs: 0,
     reconcileIntervalMs: 0,
     dashboardIntervalMs: 0,
     livenessIntervalMs: 0,
     liveness: { minStaleMs: 60_000 },
     staleAlerts: true,
-    maxWebhookBytes: 1024 * 1024,
     retries: 2,
     timeoutMs: 5000,
     ...overrides,
