@@ -29,6 +29,10 @@ export interface BotConfig {
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   maxWebhookBytes: number;
+  /** SQLite file of the ProjectionStore (":memory:" keeps nothing across restarts); ignored when a store is passed to createBot. */
+  storeFile: string;
+  /** Writer lease TTL (ms). */
+  leaseTtlMs: number;
   /** Issues with more comments are read in windows (see readAllComments); default 2,000. */
   readWindowSize?: number;
   retries: number;
@@ -40,5 +44,7 @@ export interface BotConfig {
  * the bot (tests, benchmarks): the defaults live in one place, BotEnvSchema.
  */
 export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
-  return botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
+  const config = botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
+  // Embedders choose where state goes; by default nothing is written to the working directory.
+  return { ...config, storeFile: ":memory:" };
 }

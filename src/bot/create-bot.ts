@@ -14,6 +14,10 @@ import type { DeliveryReceiver } from "./delivery-receiver.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { createSqliteProjectionStore } from "../projection-store/index.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -28,6 +32,10 @@ export interface Bot {
   pollAll(): Promise<void>;
   reconcileAll(): Promise<void>;
   checkLiveness(): Promise<void>;
+  /** Renew held leases, try to take free ones (the lease timer calls this). */
+  renewLeases(): Promise<void>;
+  /** The bot's durable state. */
+  store: ProjectionStore;
   /** Write every pending dashboard now. */
   flushDashboards(): Promise<void>;
   /** Resolves when the deliveries received so far are handled. */
@@ -40,7 +48,7 @@ export interface Bot {
  * registry holds each session issue's projection; timers poll, reconcile and
  * check liveness; the HTTP API answers from memory.
  */
-export async function createBot(config: BotConfig, deps: { logger: Logger; now?: () => Date; fetch?: typeof fetch }): Promise<Bot> {
+export async function createBot(config: BotConfig, deps: { logger: Logger; now?: () => Date; fetch?: typeof fetch; store?: ProjectionStore }): Promise<Bot> {
   const log = deps.logger;
   const now = deps.now ?? (() => new Date());
   const metrics = createBotMetrics();
@@ -51,7 +59,10 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     trustedAuthors: new Set([self, ...config.trustedAuthors].map((s) => s.toLowerCase())),
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
   };
-  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now });
+  // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
+  const store = deps.store ?? createSqliteProjectionStore(config.storeFile);
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder });
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now }));
@@ -76,13 +87,16 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const pollAll = () => each("poll", (t) => t.poll(), "incremental");
   const reconcileAll = () => each("reconcile", (t) => t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
+  const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
+    { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
   ]);
   await checkLiveness();
   for (const t of registry.all()) t.dashboard.markDirty();
+  let stopped = false;
 
   return {
     url,
@@ -94,15 +108,21 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     pollAll,
     reconcileAll,
     checkLiveness,
+    renewLeases,
+    store,
     flushDashboards: async () => {
       for (const t of registry.all()) await t.dashboard.flush();
     },
     idle: () => receiver.idle(),
     stop: async () => {
+      if (stopped) return;
+      stopped = true;
       stopTimers();
-      registry.stopAll();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await receiver.idle();
+      await registry.stopAll();
+      if (!deps.store) await store.close();
     },
   };
 }

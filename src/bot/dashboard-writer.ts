@@ -13,6 +13,8 @@ export interface DashboardWriterOptions {
   minIntervalMs: number;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
+  /** Checked right before each write: false (not the issue's writer) skips it quietly. */
+  mayWrite?: () => Promise<boolean>;
 }
 
 /** The issue body without our section: the part that belongs to people. */
@@ -101,6 +103,10 @@ export class DashboardWriter {
 
   private async write(): Promise<void> {
     this.dirty = false;
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
+      return;
+    }
     const section = this.o.render();
     let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
     let repaired = false;
@@ -114,6 +120,11 @@ export class DashboardWriter {
     const next = spliceDashboard(base, section);
     if (!repaired && !dashboardChanged(base, next)) {
       this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
+      return;
+    }
+    // Again right before the write: the lease may have moved during the read.
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
     await this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });

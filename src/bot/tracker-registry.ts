@@ -4,6 +4,9 @@ import type { TrustPolicy } from "../projection/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { SessionTracker } from "./session-tracker.ts";
+import { IssueLease } from "./issue-lease.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
+import { issueKey } from "../projection-store/index.ts";
 
 export interface TrackerRegistryDeps {
   api: ForgejoApi;
@@ -13,6 +16,9 @@ export interface TrackerRegistryDeps {
   logger: Logger;
   metrics: BotMetrics;
   now: () => Date;
+  store: ProjectionStore;
+  /** This process's name in leases (host, pid, random). */
+  holder: string;
 }
 
 /**
@@ -56,13 +62,29 @@ export class TrackerRegistry {
     return p;
   }
 
-  stopAll(): void {
-    for (const t of this.trackers.values()) t.stop();
+  /** Stop every tracker; give up their leases so another process takes over at once. */
+  async stopAll(): Promise<void> {
+    for (const t of this.trackers.values()) {
+      t.stop();
+      await t.entriesStored();
+      await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
+    }
   }
 
   private async start(repo: RepoRef, issue: number, k: string): Promise<SessionTracker> {
     const { config, logger } = this.d;
+    let tracker: SessionTracker | null = null;
+    const lease = new IssueLease({
+      store: this.d.store,
+      name: issueKey(repo, issue),
+      holder: this.d.holder,
+      ttlMs: config.leaseTtlMs,
+      logger: logger.child({ issue: k }),
+      onAcquired: () => tracker?.dashboard.markDirty(),
+    });
     const t = new SessionTracker({
+      store: this.d.store,
+      lease,
       api: this.d.api,
       repo,
       issue,
@@ -76,9 +98,11 @@ export class TrackerRegistry {
       metrics: this.d.metrics,
       now: this.d.now,
     });
-    await t.reconcile();
+    tracker = t;
+    await lease.tick();
+    const from = await t.start();
     this.trackers.set(k, t);
-    logger.info({ issue: k, comments: t.projection.snapshot().comments }, "watching session issue");
+    logger.info({ issue: k, comments: t.projection.snapshot().comments, from, writer: lease.current() !== null }, "watching session issue");
     return t;
   }
 }

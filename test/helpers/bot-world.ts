@@ -8,12 +8,16 @@ import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
 import { Writable } from "node:stream";
+import type { Logger } from "pino";
 
 export const SECRET = "test-webhook-secret-123";
 
 export interface BotWorld {
   forge: ForgeServer;
   bot: Bot;
+  /** The config the bot was started with (to start another on the same forge). */
+  config: BotConfig;
+  logger: Logger;
   repo: { owner: string; repo: string };
   issue: number;
   botToken: string;
@@ -76,6 +80,8 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   return {
     forge,
     bot,
+    config,
+    logger,
     repo: { owner: "agent", repo: "work" },
     issue,
     botToken,
