@@ -8,6 +8,8 @@ import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/pr
 import { projectComments } from "../../src/projection/index.ts";
 import { toCommentRecord } from "../../src/store/index.ts";
 import { botWorld, SECRET } from "../helpers/bot-world.ts";
+import { runCli } from "../../src/cli/run-cli.ts";
+import { createSqliteProjectionStore } from "../../src/projection-store/index.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 
 let w: BotWorld | undefined;
@@ -111,5 +113,38 @@ describe("the bot's durable store", () => {
     expect(b?.dashboard.writes).toBeGreaterThan(0);
     const body = (await api.getIssue(world.repo, world.issue)).body;
     expect(body).toContain("commit\\_complete");
+  });
+
+  it("`checkpost rebuild` refills the store from Forgejo, and refuses while a bot holds the lease", async () => {
+    const file = storeFile();
+    const world = (w = await botWorld({ storeFile: file }));
+    const api = world.api(world.agentToken);
+    await api.createComment(world.repo, world.issue, cp("clone_complete"));
+    await world.settle();
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      readStdin: async () => "",
+      env: { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_ISSUE: String(world.issue), CHECKPOST_STORE_FILE: file },
+      cwd: process.cwd(),
+    };
+    expect(await runCli(["rebuild"], io)).toBe(1);
+    expect(err.join("")).toContain("stop the bot first");
+
+    await world.bot.stop();
+    await api.createComment(world.repo, world.issue, cp("commit_complete")); // missed by the stopped bot
+    expect(await runCli(["rebuild"], io)).toBe(0);
+    const printed = JSON.parse(out.join("")) as { comments: number };
+    expect(printed.comments).toBe((await api.listComments(world.repo, world.issue)).length);
+    const store = createSqliteProjectionStore(file);
+    expect((await store.comments(`agent/work#${world.issue}`)).map((c) => c.id)).toEqual((await api.listComments(world.repo, world.issue)).map((c) => c.id));
+    expect(await store.entries(`agent/work#${world.issue}`)).toEqual([]); // derived again by the bot, with its own trust policy
+    await store.close();
+
+    const bot = await createBot(world.config, { logger: world.logger });
+    extra.push(bot);
+    expect(bot.tracker(world.repo, world.issue)?.projection.latest("implementation-worker", "s1")?.phase).toBe("commit_complete");
   });
 });
