@@ -26,7 +26,8 @@ CREATE TABLE checkpost_comments (
   body        text    NOT NULL,
   created_at  text    NOT NULL,              -- as Forgejo sent it (RFC 3339); text keeps it byte-exact
   updated_at  text    NOT NULL,
-  updated_ms  bigint  NOT NULL,              -- updated_at parsed, for ordering versions
+  updated_ms  bigint  NOT NULL,              -- updated_at parsed; (updated_ms, body_hash) orders versions as the projection does
+  body_hash   text    COLLATE "C" NOT NULL,
   html_url    text,
   deleted     boolean NOT NULL DEFAULT false,
   -- How many times a new version of this comment was stored (a duplicate or
@@ -63,6 +64,27 @@ CREATE TABLE checkpost_issue_state (
   value     jsonb  NOT NULL,
   token     bigint NOT NULL,
   PRIMARY KEY (issue_key, name)
+);
+
+-- Every write to Forgejo a leader starts (dashboard, alert, rollover, compaction),
+-- with the fencing token it started under: a write is begun only while that
+-- token is the issue's current, unexpired one, and the log lets anyone check
+-- that no two holders ever wrote at once.
+CREATE TABLE checkpost_write_log (
+  id         bigserial   PRIMARY KEY,
+  issue_key  text        NOT NULL,
+  kind       text        NOT NULL,
+  holder     text        NOT NULL,
+  token      bigint      NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  ended_at   timestamptz
+);
+CREATE INDEX checkpost_write_log_issue ON checkpost_write_log (issue_key, started_at);
+
+-- Replicas alive recently: leases are spread so each holds about its share.
+CREATE TABLE checkpost_replicas (
+  replica_id text        PRIMARY KEY,
+  seen_at    timestamptz NOT NULL
 );
 `,
   },
