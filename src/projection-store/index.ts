@@ -2,3 +2,7 @@ export type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, P
 export { IssueMetaSchema } from "./projection-store.ts";
 export { StaleLeaseError } from "./stale-lease-error.ts";
 export { issueKey } from "./issue-key.ts";
+export { createSqliteProjectionStore } from "./sqlite-projection-store.ts";
+export { foldStoredComment } from "./fold-stored-comment.ts";
+export { advanceWatermark } from "./advance-watermark.ts";
+export { isProtocolBody } from "./is-protocol-body.ts";
