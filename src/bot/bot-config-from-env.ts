@@ -96,6 +96,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     maxWebhookBytes: e.CHECKPOST_MAX_WEBHOOK_BYTES,
     storeFile: e.CHECKPOST_STORE_FILE ?? join(e.CHECKPOST_DATA_DIR, "bot", "projection.sqlite"),
     leaseTtlMs: e.CHECKPOST_LEASE_TTL_MS,
+    apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
   };

@@ -11,6 +11,8 @@ import { Writable } from "node:stream";
 import type { Logger } from "pino";
 
 export const SECRET = "test-webhook-secret-123";
+/** The bot API's bearer token in tests (CHECKPOST_API_TOKEN). */
+export const API_TOKEN = "test-api-token-0123456789abcdef";
 
 export interface BotWorld {
   forge: ForgeServer;
@@ -24,6 +26,8 @@ export interface BotWorld {
   agentToken: string;
   malloryToken: string;
   api(token: string): ForgejoApi;
+  /** GET (or HEAD) on the bot with the API token. */
+  botFetch(path: string, init?: RequestInit): Promise<Response>;
   /** Moves the bot's clock forward (liveness), never the forge's. */
   advance(ms: number): void;
   /** Webhook deliveries done and handled, dashboards written. */
@@ -55,12 +59,13 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
         cb();
       },
     }),
-    secrets: [botToken, SECRET],
+    secrets: [botToken, SECRET, API_TOKEN],
   });
   const config: BotConfig = {
     ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner: "agent", repo: "work" }]),
     trustedAuthors: ["agent"],
     webhookSecret: SECRET,
+    apiTokens: [API_TOKEN],
     port: 0,
     // Timers off: tests drive polls, reconciles, liveness and dashboard writes themselves.
     pollIntervalMs: 0,
@@ -88,6 +93,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     agentToken,
     malloryToken,
     api,
+    botFetch: (path, init = {}) => fetch(`${bot.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${API_TOKEN}` } }),
     advance: (ms) => (offset += ms),
     async settle() {
       await forge.admin.idle();
