@@ -41,6 +41,8 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_STORE_FILE: z.string().min(1).optional(),
   /** How long a session issue's writer lease lasts unless renewed (renewed every third of it). */
   CHECKPOST_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Roll the session issue over to a successor at this many comments (0: never). See docs/retention.md. */
+  CHECKPOST_ROLLOVER_AT: z.coerce.number().int().min(0).default(1000),
   /** Port of the embedded Forgejo (0: random). */
   CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 });
@@ -96,6 +98,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     maxWebhookBytes: e.CHECKPOST_MAX_WEBHOOK_BYTES,
     storeFile: e.CHECKPOST_STORE_FILE ?? join(e.CHECKPOST_DATA_DIR, "bot", "projection.sqlite"),
     leaseTtlMs: e.CHECKPOST_LEASE_TTL_MS,
+    rolloverAt: e.CHECKPOST_ROLLOVER_AT,
     apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,

@@ -9,6 +9,8 @@ import { DashboardWriter } from "./dashboard-writer.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
 import type { IssueLease } from "./issue-lease.ts";
+import { rollOverIfDue } from "./issue-rollover.ts";
+import type { RolloverDeps } from "./issue-rollover.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 
@@ -31,6 +33,8 @@ export interface TrackerOptions {
   store: ProjectionStore;
   /** Whether this process is the issue's one writer (dashboard, alerts). */
   lease: IssueLease;
+  /** Rollover settings and how to start watching a successor. */
+  rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
 }
 
 /**
@@ -57,6 +61,8 @@ export class SessionTracker {
   private persisted = new Map<string, AgentEntry>();
   private persisting: Promise<void> | null = null;
   private persistAgain = false;
+  private maintaining: Promise<void> | null = null;
+  private maintainAgain = false;
 
   constructor(readonly o: TrackerOptions) {
     this.projection = createProjection(o.policy);
@@ -185,7 +191,10 @@ export class SessionTracker {
     return this.states;
   }
 
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     this.dashboard.stop();
   }
 
@@ -207,6 +216,37 @@ export class SessionTracker {
   private afterChange(): void {
     this.dashboard.markDirty();
     this.persistEntries();
+    this.scheduleMaintenance();
+  }
+
+  /** Rollover (and carrying saves that raced it), after changes, by the writer only; one run at a time. */
+  private scheduleMaintenance(): void {
+    if (this.maintaining) {
+      this.maintainAgain = true;
+      return;
+    }
+    this.maintaining = new Promise<void>((r) => setImmediate(r))
+      .then(() => this.maintain())
+      .catch((e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "rollover failed; will try again on the next change"))
+      .finally(() => {
+        this.maintaining = null;
+        if (this.maintainAgain) {
+          this.maintainAgain = false;
+          this.scheduleMaintenance();
+        }
+      });
+  }
+
+  /** Run the writer's upkeep now (tests, the rollover after a restart). */
+  async maintain(): Promise<void> {
+    const fence = this.o.lease.current();
+    if (!fence || this.stopped) return;
+    await rollOverIfDue({ ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger }, fence, this.projection.snapshot());
+  }
+
+  /** Resolves when scheduled upkeep (rollover, carrying) is done. */
+  async maintained(): Promise<void> {
+    while (this.maintaining) await this.maintaining;
   }
 
   /** Write the entries that changed since the last write (derived entries are cached objects: identity tells). */

@@ -66,6 +66,7 @@ export class TrackerRegistry {
   async stopAll(): Promise<void> {
     for (const t of this.trackers.values()) {
       t.stop();
+      await t.maintained();
       await t.entriesStored();
       await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
     }
@@ -85,6 +86,7 @@ export class TrackerRegistry {
     const t = new SessionTracker({
       store: this.d.store,
       lease,
+      rollover: { title: config.title, label: config.label, rolloverAt: config.rolloverAt, track: (n) => this.track(repo, n) },
       api: this.d.api,
       repo,
       issue,
