@@ -76,7 +76,17 @@ export function buildProgram(io: CliIo): Command {
   repoFlags(program.command("latest").description("print the newest trusted checkpoint of an agent, or null"))
     .requiredOption("--agent <name>")
     .option("--session <id>")
-    .action(async (o) => (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }));
+    .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
+    .action(async (o) =>
+      o.allIssues
+        ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() })
+        : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }),
+    );
+
+  repoFlags(program.command("history").description("every checkpoint across the chain of rolled-over issues, one JSON line each"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .action(async (o) => (await import("./commands/history.ts")).history(io, { ...o, debug: debug() }));
 
   repoFlags(program.command("resume").description("print where an agent resumes: resume_point, phase, state"))
     .requiredOption("--agent <name>")

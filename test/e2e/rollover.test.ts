@@ -6,6 +6,10 @@ import type { JsonObject } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/store/index.ts";
 import { continuedFrom, continuedIn } from "../../src/rollover/chain-links.ts";
 import { botWorld } from "../helpers/bot-world.ts";
+import { runCli } from "../../src/cli/run-cli.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { runSeedParser, seedFunction } from "../unit/helpers/seed-python.ts";
 import { describeWithPython3 } from "../unit/helpers/seed-python.ts";
@@ -118,6 +122,39 @@ describe("rollover (Continue-As-New)", () => {
     expect(copies).toHaveLength(1);
     const store = new SessionStore({ api, repo: world.repo, title: "[Automated] CleverAgents Build Session", label: "Type/Automation", trustedAuthors: ["agent", "checkpost-bot"], signingKey: KEY });
     expect(await store.resume("implementation-worker", "s1", IMPLEMENTATION_WORKER_PHASE_MAP)).toMatchObject({ phase: "subtask_5_complete", state: { i: 5 } });
+  });
+});
+
+describe("chain following after a rollover", () => {
+  it("`checkpost history` lists checkpoints of every issue in the chain once; `latest --all-issues` finds the newest", async () => {
+    const { world, api } = await rolledWorld();
+    const successor = (await world.bot.store.issueMeta(`agent/work#${world.issue}`)).successor as number;
+    await api.createComment(world.repo, successor, signed("subtask_5_complete", "s1", { i: 5 }, 5));
+    const run = async (args: string[]) => {
+      const out: string[] = [];
+      const io = {
+        out: (t: string) => out.push(t),
+        err: (t: string) => out.push(`ERR ${t}`),
+        readStdin: async () => "",
+        env: { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot", CHECKPOST_SIGNING_KEY: KEY, CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) },
+        cwd: process.cwd(),
+      };
+      expect(await runCli(args, io), out.join("")).toBe(0);
+      return out.join("");
+    };
+    const lines = (await run(["history", "--agent", "implementation-worker", "--session", "s1"])).trim().split("\n").map((l) => JSON.parse(l) as { issue: number; phase: string; trusted: boolean; author: string });
+    // 4 on the old issue (mallory's untrusted one too) + 1 on the successor; the carried copy is not listed again.
+    expect(lines.map((l) => [l.issue, l.phase, l.trusted])).toEqual([
+      [world.issue, "subtask_1_complete", true],
+      [world.issue, "subtask_2_complete", true],
+      [world.issue, "subtask_3_complete", true],
+      [world.issue, "subtask_4_complete", true],
+      [world.issue, "evil", false],
+      [successor, "subtask_5_complete", true],
+    ]);
+    const latest = JSON.parse(await run(["latest", "--all-issues", "--agent", "implementation-worker", "--session", "s2"])) as { phase: string; issue: number };
+    // The carried copy is the newest comment holding it (same content, on the successor).
+    expect(latest).toMatchObject({ phase: "subtask_4_complete", issue: successor, data: { i: 4 } });
   });
 });
 
