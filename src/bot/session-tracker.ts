@@ -10,6 +10,9 @@ import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
 import type { IssueLease } from "./issue-lease.ts";
 import { rollOverIfDue } from "./issue-rollover.ts";
+import { compactHealth } from "../compaction/compact-health.ts";
+import type { CompactionResult } from "../compaction/compact-health.ts";
+import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
@@ -35,6 +38,8 @@ export interface TrackerOptions {
   lease: IssueLease;
   /** Rollover settings and how to start watching a successor. */
   rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
+  /** Health compaction: retention (0: off) and period. */
+  compaction: { retentionMs: number; intervalMs: number };
 }
 
 /**
@@ -237,11 +242,46 @@ export class SessionTracker {
       });
   }
 
-  /** Run the writer's upkeep now (tests, the rollover after a restart). */
+  /** Run the writer's upkeep now: rollover (and carrying), then health compaction when due. */
   async maintain(): Promise<void> {
     const fence = this.o.lease.current();
     if (!fence || this.stopped) return;
     await rollOverIfDue({ ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger }, fence, this.projection.snapshot());
+    const { retentionMs, intervalMs } = this.o.compaction;
+    if (retentionMs > 0 && Date.now() - this.lastCompactionAt >= intervalMs) await this.compact();
+  }
+
+  private lastCompactionAt = 0;
+
+  /**
+   * Archive and delete this issue's superseded health signals older than the
+   * retention (writer only). `dryRun` reports what would go and changes nothing.
+   */
+  async compact(opts: { dryRun?: boolean } = {}): Promise<CompactionResult | null> {
+    const fence = this.o.lease.current();
+    if (!fence) return null;
+    this.lastCompactionAt = Date.now();
+    const records: CommentRecord[] = [];
+    for (const c of await this.o.store.comments(this.storeKey))
+      if (c.body !== null && !c.deleted) records.push({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl ? { htmlUrl: c.htmlUrl } : {}) });
+    const selected = selectSupersededHealth(records, this.o.policy, this.now().getTime(), this.o.compaction.retentionMs);
+    if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(opts.dryRun) };
+    await this.o.store.checkFence(fence);
+    const result = await compactHealth({ api: this.o.api, repo: this.o.repo, issue: this.o.issue, selected, dryRun: Boolean(opts.dryRun), now: this.now });
+    if (!result.dryRun) {
+      const prev = (await this.o.store.issueMeta(this.storeKey)).compaction;
+      await this.o.store.updateIssueMeta(fence, this.storeKey, {
+        compaction: {
+          deleted: (prev?.deleted ?? 0) + result.deleted,
+          archived: (prev?.archived ?? 0) + result.selected,
+          ...(result.archive ? { archiveUrl: result.archive.url } : prev?.archiveUrl ? { archiveUrl: prev.archiveUrl } : {}),
+          lastRunAt: this.now().toISOString(),
+        },
+      });
+      this.o.logger.info({ issue: this.key, deleted: result.deleted, archive: result.archive?.name }, "compacted superseded health signals");
+      this.dashboard.markDirty();
+    }
+    return result;
   }
 
   /** Resolves when scheduled upkeep (rollover, carrying) is done. */

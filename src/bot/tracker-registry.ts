@@ -87,6 +87,7 @@ export class TrackerRegistry {
       store: this.d.store,
       lease,
       rollover: { title: config.title, label: config.label, rolloverAt: config.rolloverAt, track: (n) => this.track(repo, n) },
+      compaction: { retentionMs: config.healthRetentionMs, intervalMs: config.compactionIntervalMs },
       api: this.d.api,
       repo,
       issue,

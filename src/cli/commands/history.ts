@@ -1,6 +1,7 @@
 import { createProjection, entryKey } from "../../projection/index.ts";
 import { parseComment } from "../../protocol/index.ts";
 import { issueChain } from "../../rollover/issue-chain.ts";
+import { ARCHIVE_PREFIX, readArchive } from "../../compaction/compact-health.ts";
 import { readAllComments, toCommentRecord } from "../../store/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
@@ -23,6 +24,20 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
   const chain = await issueChain(ctx.api, ctx.store.repo, newest);
+  if (o.archived) {
+    // The health signals compaction removed, from the archives attached to each issue (docs/retention.md).
+    for (const issue of chain)
+      for (const asset of await ctx.api.listIssueAttachments(ctx.store.repo, issue.number)) {
+        if (!asset.name.startsWith(ARCHIVE_PREFIX)) continue;
+        for (const c of readArchive(await ctx.api.downloadAttachment(asset.browser_download_url))) {
+          const parsed = parseComment(c.body);
+          const h = parsed.kind === "health" ? parsed.health : null;
+          if ((o.agent && h?.agent !== o.agent) || (o.session && h?.session !== o.session)) continue;
+          io.out(`${JSON.stringify({ issue: issue.number, archive: asset.name, comment_id: c.id, created_at: c.created_at, author: c.author, kind: parsed.kind, agent: h?.agent, session: h?.session, status: h?.status, metrics: h?.metrics, body: c.body })}\n`);
+        }
+      }
+    return;
+  }
   for (const issue of chain) {
     const comments = await readAllComments(ctx.api, ctx.store.repo, issue.number);
     const p = createProjection(policy);
