@@ -121,6 +121,13 @@ export class ForgeStore {
   setCollaborator(repoId: number, userId: number, mode: AccessMode): void {
     this.run("INSERT OR REPLACE INTO collaborators (repo_id, user_id, mode) VALUES (?, ?, ?)", repoId, userId, mode);
   }
+  /** Collaborations in the order they were made (Forgejo: by collaboration id). */
+  collaboratorsOfRepo(repoId: number): { user: UserRow; mode: AccessMode }[] {
+    return this.all<UserRow & { collab_mode: AccessMode }>(
+      "SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid",
+      repoId,
+    ).map(({ collab_mode, ...user }) => ({ user, mode: collab_mode }));
+  }
   collaboratorMode(repoId: number, userId: number): AccessMode | undefined {
     return this.one<{ mode: AccessMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;
   }
