@@ -1,6 +1,6 @@
 /** better-sqlite3 persistence for the embedded forge: in-memory or dataDir/forge.sqlite (WAL). */
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_SCHEMA } from "./store-schema.ts";
 import type { AccessMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
@@ -36,8 +36,14 @@ export class ForgeStore {
 
   constructor(dataDir?: string) {
     if (dataDir) {
-      mkdirSync(dataDir, { recursive: true });
-      this.db = new Database(join(dataDir, "forge.sqlite"));
+      // Owner-only: the database holds token hashes, webhook secrets and every comment. A directory that
+      // already exists keeps its mode (it may be the user's own); the file is always made 0600, and SQLite
+      // creates its -wal and -shm files with the database file's mode.
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      const file = join(dataDir, "forge.sqlite");
+      closeSync(openSync(file, "a", 0o600));
+      chmodSync(file, 0o600);
+      this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
     } else {
