@@ -62,7 +62,10 @@ function anomalyLine(a: Anomaly): string {
  */
 export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: RenderDashboardOptions = {}): string {
   const entries = snapshot.entries;
-  const anomalies = [...snapshot.anomalies].reverse().slice(0, Math.max(0, opts.maxAnomalies ?? 10));
+  // Newest first, trusted authors' anomalies before the per-author lines of untrusted ones,
+  // so a flood of untrusted comments cannot push a real anomaly out of the list.
+  const newest = [...snapshot.anomalies].reverse();
+  const anomalies = [...newest.filter((a) => a.kind !== "untrusted-author"), ...newest.filter((a) => a.kind === "untrusted-author")].slice(0, Math.max(0, opts.maxAnomalies ?? 10));
   const lines = [DASHBOARD_START, `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`, "", `${UPDATED_LINE_PREFIX}${utc(now)}_`, ""];
   const n = snapshot.anomalies.length;
   lines.push(`${entries.length} agent session${entries.length === 1 ? "" : "s"} · ${n} anomal${n === 1 ? "y" : "ies"}`, "");

@@ -10,7 +10,8 @@ export type AnomalyKind =
   | "zombie"
   | "seq-gap"
   | "seq-fork"
-  | "duplicate-id";
+  | "duplicate-id"
+  | "oversized";
 
 /** Something a person should look at. `agent`/`session` are null when the comment does not say. */
 export interface Anomaly {
