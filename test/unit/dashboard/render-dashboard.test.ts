@@ -53,6 +53,7 @@ describe("renderDashboard", () => {
         { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, maxEpoch: 1 },
         { agent: "pr-self-reviewer", session: "s1", commentId: 5, maxEpoch: 0 },
       ],
+      complete: true,
     });
   });
 
