@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
+import { directiveOf } from "../projection/index.ts";
 import type { ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
 
@@ -24,6 +25,10 @@ export const ResumeIndexEntrySchema = z.object({
   epoch: EpochSchema.optional(),
   /** Highest epoch seen for this agent+session (the fence): the pointed checkpoint may not be below it. */
   maxEpoch: EpochSchema,
+  /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
+  controls: z.array(CommentId).max(3).optional(),
+  /** The directive those controls give (a hint: `save` re-reads and verifies the comment). */
+  directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: CommentId }).optional(),
 });
 
 const SignatureField = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/);
@@ -67,6 +72,9 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
   for (const e of snapshot.entries) {
     const l = e.latest;
     if (!l) continue;
+    const c = e.control;
+    const controls = c ? [c.paused, c.hidden, c.pending].filter((x) => x !== null).map((x) => x.commentId) : [];
+    const d = directiveOf(e);
     const entry = {
       agent: e.agent,
       session: e.session,
@@ -75,6 +83,8 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
       ...(l.seq !== undefined ? { seq: l.seq } : {}),
       ...(l.epoch !== undefined ? { epoch: l.epoch } : {}),
       maxEpoch: e.maxEpoch,
+      ...(controls.length ? { controls } : {}),
+      ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),
     };
     // The reader's own entry check: what it would drop is not written (its agent gets a full read).
     if (ResumeIndexEntrySchema.safeParse(entry).success) entries.push(entry);

@@ -51,7 +51,9 @@ function matchesEntry(c: ForgejoComment, e: ResumeIndexEntry, input: ColdResumeI
     cp.id === e.id &&
     cp.seq === e.seq &&
     (cp.epoch ?? 0) === (e.epoch ?? 0) &&
-    (cp.epoch ?? 0) >= e.maxEpoch
+    // A rewind or release (read with the entry's controls) raises the fence above the resume point;
+    // otherwise the resume point is the checkpoint that set the fence.
+    ((cp.epoch ?? 0) >= e.maxEpoch || (e.controls?.length ?? 0) > 0)
   );
 }
 
@@ -100,14 +102,28 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
     if (!onIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
     pointed = toCommentRecord(c);
   }
+  // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
+  const controls: CommentRecord[] = [];
+  for (const id of entry?.controls ?? []) {
+    let c: ForgejoComment;
+    try {
+      c = await api.getComment(repo, id);
+    } catch (e) {
+      if (e instanceof ForgejoApiError && e.status === 404) return full();
+      throw e;
+    }
+    if (!onIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
+    controls.push(toCommentRecord(c));
+  }
   const records = (await tail).map(toCommentRecord);
-  if (pointed && !records.some((r) => r.id === pointed.id)) records.unshift(pointed);
+  for (const extra of [...controls, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
+  records.sort((a, b) => a.id - b.id);
   const result = answer(records, input, policy, "index");
   if (entry) {
     // Trust the shortcut only when it found what the index promised (or something newer).
     if (!result.checkpoint || result.checkpoint.commentId < entry.commentId) return full();
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
-    if ((result.checkpoint.epoch ?? 0) < entry.maxEpoch) return full();
+    if (result.maxEpoch < entry.maxEpoch) return full();
   }
   return result;
 }
