@@ -89,6 +89,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     liveness: { minStaleMs: e.CHECKPOST_MIN_STALE_MS, ...(e.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: e.CHECKPOST_STALE_AFTER_MS } : {}) },
     staleAlerts: e.CHECKPOST_STALE_ALERTS,
     maxWebhookBytes: e.CHECKPOST_MAX_WEBHOOK_BYTES,
+    apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
   };

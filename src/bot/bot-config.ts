@@ -29,6 +29,8 @@ export interface BotConfig {
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   maxWebhookBytes: number;
+  /** Bearer tokens accepted on /api/* and /metrics (CHECKPOST_API_TOKEN); empty: /api/* answers 401 to everyone. */
+  apiTokens: string[];
   /** Issues with more comments are read in windows (see readAllComments); default 2,000. */
   readWindowSize?: number;
   retries: number;

@@ -11,6 +11,7 @@ import type { BotConfig } from "./bot-config.ts";
 import { startTimers } from "./bot-timers.ts";
 import { createDeliveryReceiver } from "./delivery-receiver.ts";
 import type { DeliveryReceiver } from "./delivery-receiver.ts";
+import { ApiAccessGuard } from "./api-access.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
@@ -54,7 +55,9 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now });
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
-  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now }));
+  const guard = new ApiAccessGuard(config.apiTokens);
+  if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
+  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now, guard }));
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 

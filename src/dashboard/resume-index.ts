@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
+import { directiveOf } from "../projection/index.ts";
 import type { ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
 
@@ -15,6 +16,10 @@ export const ResumeIndexEntrySchema = z.object({
   epoch: EpochSchema.optional(),
   /** Highest epoch seen for this agent+session, so a cold reader can spot a zombie in the tail. */
   maxEpoch: EpochSchema,
+  /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
+  controls: z.array(CommentId).max(3).optional(),
+  /** The directive those controls give (a hint: `save` re-reads and verifies the comment). */
+  directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: CommentId }).optional(),
 });
 
 /**
@@ -48,6 +53,9 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
   for (const e of snapshot.entries) {
     const l = e.latest;
     if (!l) continue;
+    const c = e.control;
+    const controls = c ? [c.paused, c.hidden, c.pending].filter((x) => x !== null).map((x) => x.commentId) : [];
+    const d = directiveOf(e);
     entries.push({
       agent: e.agent,
       session: e.session,
@@ -56,6 +64,8 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
       ...(l.seq !== undefined ? { seq: l.seq } : {}),
       ...(l.epoch !== undefined ? { epoch: l.epoch } : {}),
       maxEpoch: e.maxEpoch,
+      ...(controls.length ? { controls } : {}),
+      ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),
     });
   }
   return {

@@ -1,10 +1,11 @@
-import { parseComment, toResumePoint } from "../protocol/index.ts";
+import { markerOf, parseComment, toResumePoint } from "../protocol/index.ts";
 import type { Checkpoint, PhaseMap, ReaderLimits } from "../protocol/index.ts";
 import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
 import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.ts";
 import { deriveEntry } from "./derive-entry.ts";
+import { directiveOf } from "./directive-of.ts";
 import type { DerivedEntry } from "./derive-entry.ts";
 import { entryKey } from "./entry-key.ts";
 import type { Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
@@ -94,7 +95,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
         commentId: r.commentId,
         agent: r.agent,
         session: null,
-        detail: `unreadable ${r.kind === "invalid" && r.marker === "health" ? "[HEALTH]" : "[CHECKPOINT]"}: ${r.kind === "invalid" ? r.error : ""}`,
+        detail: `unreadable ${r.kind === "invalid" ? markerOf(r.marker) : "comment"}: ${r.kind === "invalid" ? r.error : ""}`,
         ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
       });
       return;
@@ -260,7 +261,8 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       };
     },
     resume(agent, session, phaseMap) {
-      const cp = latest(agent, session);
+      const k = keys.get(entryKey(agent, session));
+      const cp = k ? derived(k).entry.latest : null;
       const r = toResumePoint(cp, phaseMap);
       return {
         ...r,
@@ -272,6 +274,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
               ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
             }
           : null,
+        directive: directiveOf(k ? derived(k).entry : null),
       };
     },
     latest,

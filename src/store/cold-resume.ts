@@ -58,12 +58,23 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       throw e;
     }
   }
+  // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
+  const controls: CommentRecord[] = [];
+  for (const id of entry?.controls ?? []) {
+    try {
+      controls.push(toCommentRecord(await api.getComment(repo, id)));
+    } catch (e) {
+      if (e instanceof ForgejoApiError && e.status === 404) return full();
+      throw e;
+    }
+  }
   const records = (await tail).map(toCommentRecord);
-  if (pointed && !records.some((r) => r.id === pointed.id)) records.unshift(pointed);
+  for (const extra of [...controls, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
+  records.sort((a, b) => a.id - b.id);
   const result = await answer(records, input, "index");
   // Trust the shortcut only when it found what the index promised (or something newer).
   if (!result.checkpoint || (entry && result.checkpoint.commentId < entry.commentId)) return full();
   // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
-  if (entry && (result.checkpoint.epoch ?? 0) < entry.maxEpoch) return full();
+  if (entry && result.maxEpoch < entry.maxEpoch) return full();
   return result;
 }

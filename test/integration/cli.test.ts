@@ -107,13 +107,13 @@ describe("checkpost CLI", () => {
     expect(st.out.join("\n")).toMatch(/implementation-worker\s+s1\s+commit_complete/);
   });
 
-  it("caches the issue number so the next save is one request", async () => {
+  it("caches the issue number so the next save is one POST (and, read beside it, the issue for directives)", async () => {
     world = await forgeWorld();
     const env = envFor(world);
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], io(env).cli);
     world.forge.admin.resetStats();
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "q", "--data", "{}"], io(env).cli);
-    expect(world.forge.admin.stats().totalRequests).toBe(1);
+    expect(world.forge.admin.stats().totalRequests).toBe(2);
   });
 
   it("resume takes a custom phase map from a JSON file", async () => {

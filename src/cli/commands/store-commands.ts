@@ -22,9 +22,16 @@ export async function save(io: CliIo, o: SaveOptions): Promise<void> {
   const data = jsonObjectArg("--data", o.data, o.dataFile, io.cwd);
   const ctx = cliContext(io, o);
   const saved = await ctx.withStore((s) =>
-    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(o.seq !== undefined ? { seq: o.seq } : {}), ...(o.epoch !== undefined ? { epoch: o.epoch } : {}) }),
+    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(o.seq !== undefined ? { seq: o.seq } : {}), ...(o.epoch !== undefined ? { epoch: o.epoch } : {}) }, { checkDirective: true }),
   );
-  printJson(io, { comment_id: saved.comment_id, issue: saved.issue, html_url: saved.html_url, ...toParseOutput({ kind: "checkpoint", checkpoint: saved.checkpoint }) });
+  printJson(io, {
+    comment_id: saved.comment_id,
+    issue: saved.issue,
+    html_url: saved.html_url,
+    ...toParseOutput({ kind: "checkpoint", checkpoint: saved.checkpoint }),
+    directive: saved.directive ?? null,
+    ...(saved.fenced ? { fenced: true } : {}),
+  });
 }
 
 export interface HealthOptions extends RepoFlags {
@@ -86,6 +93,7 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
     checkpoint: r.checkpoint,
     next_seq: r.next_seq,
     epoch: r.epoch,
+    directive: r.directive,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
 }

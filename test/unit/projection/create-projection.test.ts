@@ -32,7 +32,7 @@ describe("server order", () => {
     const p = createProjection(policy);
     p.apply(up(old));
     const r = p.resume(A, "s1", IMPLEMENTATION_WORKER_PHASE_MAP);
-    expect(r).toEqual({ resume_point: "phase_4_pr", phase: "commit_complete", state: { branch_name: "feat/x" }, checkpoint: { commentId: 1 } });
+    expect(r).toEqual({ resume_point: "phase_4_pr", phase: "commit_complete", state: { branch_name: "feat/x" }, checkpoint: { commentId: 1 }, directive: null });
   });
 });
 
@@ -43,6 +43,7 @@ describe("resume", () => {
       phase: "fresh_start",
       state: {},
       checkpoint: null,
+      directive: null,
     });
   });
 
