@@ -150,14 +150,20 @@ export class ForgejoClient {
     for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
     if (options.data !== undefined) params["data"] = options.data;
     let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
+    let data: unknown;
     try {
-      response = await this.octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(this.opts.timeoutMs) } });
+      // parseSuccessResponseBody:false: octokit hands over the body stream and we parse it
+      // ourselves. Its parser (json-with-bigint) recurses per character of a string and
+      // overflows the stack on a ~7.9 MiB string on Node 20; it then returns the raw text,
+      // so one large comment by anyone made every full read of the issue fail.
+      response = await this.octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(this.opts.timeoutMs), parseSuccessResponseBody: false } });
+      data = await responseData(response.data, response.headers);
     } catch (e) {
       throw this.translate(e, target);
     }
     const headers = stringHeaders(response.headers);
     this.noteServerClock(headers["date"]);
-    const parsed = options.schema.safeParse(response.data);
+    const parsed = options.schema.safeParse(data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ForgejoResponseError(
@@ -185,6 +191,22 @@ export class ForgejoClient {
     if (!date) return;
     const t = Date.parse(date);
     if (!Number.isNaN(t)) this.serverClockOffsetMs = t - Date.now();
+  }
+}
+
+/**
+ * A success body as JSON (V8's `JSON.parse` is iterative for strings: any size
+ * Forgejo sends is fine), text for other types, undefined when empty (204).
+ */
+export async function responseData(body: unknown, headers: Record<string, unknown>): Promise<unknown> {
+  if (body === null || body === undefined || body === "") return undefined;
+  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
+  const type = String(headers["content-type"] ?? "").toLowerCase();
+  if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text; // the schema check then says the answer does not have the expected shape
   }
 }
 

@@ -36,6 +36,8 @@ export const CommentSchema = z.object({
   body: z.string(),
   user: z.object({ id: z.number(), login: z.string() }),
   html_url: z.string(),
+  /** The issue's web URL ("" for a pull request); how a reader checks which issue a comment is on. */
+  issue_url: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });
