@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { ForgejoApiError, ForgejoResponseError } from "../errors.ts";
 import { forgejoError, networkError } from "./forgejo-error.ts";
 import type { RequestTarget } from "./forgejo-error.ts";
+import { redactUrl } from "../util/redact-url.ts";
 
 export interface ForgejoClientOptions {
   /** FORGEJO_URL: the instance root, e.g. http://127.0.0.1:3000 (the client adds /api/v1). */
@@ -68,9 +69,13 @@ export class ForgejoClient {
   private readonly opts: Required<Omit<ForgejoClientOptions, "token" | "fetch" | "logger">> & Pick<ForgejoClientOptions, "logger">;
 
   constructor(options: ForgejoClientOptions) {
-    this.apiUrl = `${options.url.replace(/\/+$/, "")}/api/v1`;
+    // userinfo in FORGEJO_URL is never sent (fetch refuses it, and the token authenticates) nor shown in
+    // any message: the client works on the URL without it.
+    const url = stripUserinfo(options.url);
+    if (url !== options.url) options.logger?.warn({ url: redactUrl(options.url) }, "FORGEJO_URL carries user:password@; it is ignored (FORGEJO_TOKEN authenticates)");
+    this.apiUrl = `${url.replace(/\/+$/, "")}/api/v1`;
     this.opts = {
-      url: options.url,
+      url,
       logger: options.logger,
       retries: options.retries ?? 4,
       minRetryDelayMs: options.minRetryDelayMs ?? 250,
@@ -219,3 +224,8 @@ function retryAfterMs(e: ForgejoApiError): number | undefined {
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
+
+function stripUserinfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1");
+}
+

@@ -52,6 +52,19 @@ export const HookSchema = z.looseObject({
 });
 export type ForgejoHook = z.infer<typeof HookSchema>;
 
+/** A repository, with the token user's permissions on it (Forgejo sets `permissions` for a signed-in caller). */
+export const RepoSchema = z.looseObject({
+  id: z.number(),
+  full_name: z.string(),
+  private: z.boolean(),
+  permissions: z.looseObject({ admin: z.boolean(), push: z.boolean(), pull: z.boolean() }).optional(),
+});
+export type ForgejoRepo = z.infer<typeof RepoSchema>;
+
+/** GET …/collaborators/{c}/permission: the access mode ("none", "read", "write", "admin", "owner"). */
+export const CollaboratorPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
+export type ForgejoCollaboratorPermission = z.infer<typeof CollaboratorPermissionSchema>;
+
 export const VersionSchema = z.looseObject({ version: z.string() });
 
 /** Forgejo's APIError / APIValidationError body. */
