@@ -5,7 +5,7 @@
  */
 import { cpus } from "node:os";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runScenario } from "./scenario.ts";
 import type { ScenarioOptions, ScenarioResult } from "./scenario.ts";
@@ -110,7 +110,9 @@ async function main() {
   const report = buildReport(results);
   process.stdout.write(`${formatReport(results, report)}\n`);
   mkdirSync(dirname(cfg.out), { recursive: true });
-  writeFileSync(cfg.out, `${JSON.stringify({ ...results, table: report.rows, targets: report.targets }, null, 2)}\n`);
+  // The file records where it was written relative to the repository, never an absolute path.
+  const config = { ...results.config, out: relative(fileURLToPath(new URL("..", import.meta.url)), cfg.out) };
+  writeFileSync(cfg.out, `${JSON.stringify({ ...results, config, table: report.rows, targets: report.targets }, null, 2)}\n`);
   process.stderr.write(`wrote ${cfg.out}\n`);
   // Leave no handle open (keep-alive sockets, timers): the benchmark is done.
   process.exit(0);

@@ -8,4 +8,4 @@ export * from "./errors.ts";
 export { createLogger } from "./log/create-logger.ts";
 export { createBot } from "./bot/create-bot.ts";
 export type { Bot } from "./bot/create-bot.ts";
-export type { BotConfig } from "./bot/bot-config-from-env.ts";
+export type { BotConfig } from "./bot/bot-config.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Webhook payloads as Forgejo sends them (see shared/forgejo's example), checked
+ * Webhook payloads as Forgejo sends them (see fixtures/forgejo/webhook-issue_comment.example.json), checked
  * for the fields the bot reads. Probot's types are GitHub's, so we do not rely on them.
  */
 const User = z.looseObject({ login: z.string() });

@@ -86,7 +86,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
       if (method !== "GET" && method !== "HEAD") return send(res, { status: 405, raw: "Method Not Allowed" }, 0);
       const page = renderWeb(forge, url.pathname);
-      return send(res, { status: page.status, raw: page.html, contentType: "text/html; charset=utf-8" }, 0);
+      return send(res, { status: page.status, raw: page.html, contentType: "text/html; charset=utf-8", headers: page.headers }, 0);
     }
     const apiPath = url.pathname.slice("/api/v1".length) || "/";
     const match = matchRoute(method, apiPath);

@@ -1,11 +1,13 @@
 /** swagger.v1.json (Forgejo v13.0.5) access for the conformance suite: operations, parameters, response schemas. */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import formatsModule from "ajv-formats";
 
 type Json = Record<string, unknown>;
 
-export const SWAGGER_PATH = "/work/shared/forgejo/swagger.v1.json";
+/** Vendored copy; see fixtures/forgejo/PROVENANCE.md. */
+export const SWAGGER_PATH = fileURLToPath(new URL("../../fixtures/forgejo/swagger.v1.json", import.meta.url));
 export const swagger = JSON.parse(readFileSync(SWAGGER_PATH, "utf8")) as Json;
 const paths = swagger.paths as Record<string, Record<string, Json>>;
 const responses = swagger.responses as Record<string, Json>;

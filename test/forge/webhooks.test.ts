@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { api, asRecord, seededForge, type Seeded } from "./helpers.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
-const example = asRecord(JSON.parse(readFileSync("/work/shared/forgejo/webhook-issue_comment.example.json", "utf8")));
+// Vendored copy; see fixtures/forgejo/PROVENANCE.md.
+const example = asRecord(JSON.parse(readFileSync(new URL("../../fixtures/forgejo/webhook-issue_comment.example.json", import.meta.url), "utf8")));
 const SECRET = "hook-secret";
 
 let s: Seeded;

@@ -1,23 +1,31 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { describe, it } from "vitest";
 
 const seedPath = fileURLToPath(new URL("../../../fixtures/seed/session_state.md.txt", import.meta.url));
 
 /**
- * Whether python3 runs here. Tests that need it skip visibly when it is
- * missing, except under CI (CHECKPOST_CI=1), where a missing python3 fails.
+ * These interop tests need `python3` on PATH (they run the seed's own Python code). Without it they
+ * are skipped with the reason in the test name, except under CI (CHECKPOST_CI=1), where a missing
+ * python3 is a failure: CI must never pass by skipping.
  */
-export const hasPython: boolean = (() => {
-  try {
-    execFileSync("python3", ["-c", "pass"], { stdio: "ignore" });
-    return true;
-  } catch {
-    if (process.env.CHECKPOST_CI === "1") throw new Error("python3 is required under CHECKPOST_CI=1 (the seed-reader interop tests must run in CI)");
-    console.warn("SKIPPING the seed's Python reader tests: python3 is not installed");
-    return false;
+export const PYTHON3_MISSING_REASON = spawnSync("python3", ["--version"]).status === 0 ? undefined : "python3 not found on PATH";
+
+/** `describe` for suites that run python3: skipped (visibly, with the reason) only when python3 is missing outside CI. */
+export const describeWithPython3 = (name: string, body: () => void): void => {
+  if (PYTHON3_MISSING_REASON === undefined) describe(name, body);
+  else if (process.env.CHECKPOST_CI === "1") {
+    describe(name, () => {
+      it("needs python3 (CHECKPOST_CI=1: a missing python3 fails instead of skipping)", () => {
+        throw new Error(`${PYTHON3_MISSING_REASON}: install python3 (Debian: apt-get install python3)`);
+      });
+    });
+  } else {
+    console.warn(`[checkpost tests] skipping "${name}": ${PYTHON3_MISSING_REASON}`);
+    describe.skip(`${name} [skipped: ${PYTHON3_MISSING_REASON}; install python3 to run]`, body);
   }
-})();
+};
 
 /** The seed's own Python source of one function, cut out of the seed text verbatim. */
 export function seedFunction(name: string): string {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { formatCheckpoint, parseComment, pythonJsonDumps } from "../../../src/protocol/index.ts";
 import type { JsonObject } from "../../../src/protocol/index.ts";
 import { commentFixture } from "../../../fixtures/index.ts";
-import { hasPython, runPython, runSeedParser } from "../helpers/seed-python.ts";
+import { describeWithPython3, runPython, runSeedParser } from "../helpers/seed-python.ts";
 
 // Data chosen to hit every place JS and Python serialisers differ.
 const awkward: JsonObject[] = [
@@ -13,7 +13,8 @@ const awkward: JsonObject[] = [
   { "é": 1, "e": 2, "😀": 3, "\uffff": 4 },
 ];
 
-describe.skipIf(!hasPython)("the seed's Python reader over bodies we format", () => {
+// Needs python3 (runs the seed's own Python); see describeWithPython3.
+describeWithPython3("the seed's Python reader over bodies we format", () => {
   it("parse_checkpoint_comment reads every field we wrote", () => {
     const bodies = awkward.map((data, i) =>
       formatCheckpoint({ agent: "implementation-worker", session: `s-${i}`, phase: "commit_complete", timestamp: "2026-11-29T10:00:00.500000Z", data, id: `cp-000000000000000${i}`, seq: i + 1, epoch: 1 }),
