@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ForgejoClient } from "./forgejo-client.ts";
-import { CommentSchema, HookSchema, IssueSchema, LabelSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import { CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, UserSchema, VersionSchema } from "./schemas.ts";
 import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoUser } from "./schemas.ts";
 
 /** owner/repo of the repository holding the session issue. */
@@ -43,6 +43,20 @@ export class ForgejoApi {
     });
     const total = res.headers["x-total-count"];
     return { issues: res.data, totalCount: total === undefined ? null : Number(total) };
+  }
+
+  /**
+   * GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission: the user's access mode to the
+   * repository ("owner", "admin", "write", "read" or "none"). Forgejo answers 403 unless the token's
+   * user is a site admin, a repo admin, or the user asked about; 404 for an unknown user.
+   */
+  async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
+    const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission", {
+      params: { ...r, collaborator: user },
+      schema: RepoPermissionSchema,
+      what: `${user}'s permission on ${repoName(r)}`,
+    });
+    return res.data.permission;
   }
 
   async getIssue(r: RepoRef, index: number): Promise<ForgejoIssue> {

@@ -50,6 +50,10 @@ export const HookSchema = z.looseObject({
 });
 export type ForgejoHook = z.infer<typeof HookSchema>;
 
+/** RepoCollaboratorPermission: `permission` is the access mode's string ("owner", "admin", "write", "read", "none"). */
+export const RepoPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
+export type ForgejoRepoPermission = z.infer<typeof RepoPermissionSchema>;
+
 export const VersionSchema = z.looseObject({ version: z.string() });
 
 /** Forgejo's APIError / APIValidationError body. */

@@ -136,6 +136,14 @@ describe("conformance with swagger.v1.json", () => {
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: bob, body: { labels: [1] } })).status).toBe(403);
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: [true] } })).status).toBe(422);
 
+    const perm = "/repos/{owner}/{repo}/collaborators/{collaborator}/permission";
+    expect(asRecord((await call("GET", perm, "/repos/alice/widgets/collaborators/bob/permission", { token: alice })).json).permission).toBe("read");
+    expect(asRecord((await call("GET", perm, "/repos/alice/widgets/collaborators/alice/permission", { token: root })).json).permission).toBe("owner");
+    expect(asRecord((await call("GET", perm, "/repos/alice/widgets/collaborators/bob/permission", { token: bob })).json).permission).toBe("read");
+    expect((await call("GET", perm, "/repos/alice/widgets/collaborators/alice/permission", { token: bob })).status).toBe(403);
+    expect((await call("GET", perm, "/repos/alice/widgets/collaborators/nobody/permission", { token: alice })).status).toBe(404);
+    expect((await call("GET", perm, "/repos/alice/widgets/collaborators/bob/permission")).status).toBe(401);
+
     const hookBody = { type: "forgejo", config: { url: "http://127.0.0.1:9/hook", content_type: "json", secret: "s3cret" }, events: ["issues", "issue_comment"], active: false };
     const hook = asRecord((await call("POST", "/repos/{owner}/{repo}/hooks", "/repos/alice/widgets/hooks", { token: alice, body: hookBody })).json);
     expect(JSON.stringify(hook)).not.toContain("s3cret");
