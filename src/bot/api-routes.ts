@@ -89,7 +89,8 @@ const resume: ApiRoute = (url, res, d) => {
     return send(res, 400, { error: "agent and session are required: /api/resume?agent=A&session=S" });
   }
   const mapName = url.searchParams.get("map") ?? "implementation-worker";
-  const map = BUILTIN_PHASE_MAPS[mapName];
+  // Own keys only: map=__proto__ or map=constructor must be a 400, not Object.prototype's members.
+  const map = Object.hasOwn(BUILTIN_PHASE_MAPS, mapName) ? BUILTIN_PHASE_MAPS[mapName] : undefined;
   if (!map) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
   const t = pick(d.trackers(), url.searchParams, agent, session);
   if (!("projection" in t)) {

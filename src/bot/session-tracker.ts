@@ -3,7 +3,7 @@ import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
-import { renderDashboard } from "../dashboard/index.ts";
+import { renderDashboard, resumeIndexScope } from "../dashboard/index.ts";
 import type { RenderDashboardOptions } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
@@ -80,7 +80,12 @@ export class SessionTracker {
 
   /** The dashboard section as it would be written now. */
   renderSection(): string {
-    return renderDashboard(this.projection.snapshot(), this.now(), { liveness: this.o.liveness, ...this.o.dashboard });
+    const o = this.o;
+    return renderDashboard(this.projection.snapshot(), this.now(), {
+      liveness: o.liveness,
+      ...o.dashboard,
+      ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
+    });
   }
 
   get key(): string {

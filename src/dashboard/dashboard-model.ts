@@ -48,8 +48,8 @@ export interface DashboardModel {
   anomalyCount: number;
 }
 
-/** Anomaly kinds that say an outsider wrote something; everything else is about a trusted writer. */
-const OUTSIDER_KINDS: ReadonlySet<AnomalyKind> = new Set(["untrusted-author", "invalid"]);
+/** Anomaly kinds that say an outsider wrote something (one line per author); everything else is about a trusted writer. */
+const OUTSIDER_KINDS: ReadonlySet<AnomalyKind> = new Set(["untrusted-author"]);
 /** Health statuses that read as fine. */
 const HEALTHY = /^(active|healthy|ok|running|idle)$/i;
 

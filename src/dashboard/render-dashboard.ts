@@ -9,6 +9,7 @@ import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
 import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
+import type { ResumeIndexSigning } from "./resume-index.ts";
 import { formatDuration } from "../util/format-duration.ts";
 
 export interface RenderDashboardOptions {
@@ -28,6 +29,8 @@ export interface RenderDashboardOptions {
   apiUrl?: string;
   /** Render control checkboxes (pause, release, hide, rewind). Default true. */
   controls?: boolean;
+  /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
+  resumeIndexSigning?: ResumeIndexSigning;
 }
 
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
@@ -184,6 +187,6 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
       const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
       lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
     }
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot)), DASHBOARD_END);
+  lines.push("", formatResumeIndex(buildResumeIndex(snapshot), opts.resumeIndexSigning), DASHBOARD_END);
   return lines.join("\n");
 }

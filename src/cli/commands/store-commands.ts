@@ -62,7 +62,8 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
 /** A phase map by built-in name or from a JSON file ({"phase": "resume_point", …}). */
 export function loadPhaseMap(spec: string | undefined, cwd: string): Readonly<PhaseMap> {
   const name = spec ?? "implementation-worker";
-  const builtin = BUILTIN_PHASE_MAPS[name];
+  // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
+  const builtin = Object.hasOwn(BUILTIN_PHASE_MAPS, name) ? BUILTIN_PHASE_MAPS[name] : undefined;
   if (builtin) return builtin;
   let raw: string;
   try {

@@ -51,7 +51,7 @@ describe("renderDashboard", () => {
     const attention = lines.find((l) => l.startsWith("| pr-self-reviewer / s1 |"));
     expect(attention).toContain("🟡 stale, last signal 9m ago");
     expect(lines.indexOf(attention ?? "")).toBeLessThan(lines.indexOf(worker ?? ""));
-    expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author** · pr-self-reviewer / s1: checkpoint");
+    expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author**: 1 protocol comment by mallory, who is not a trusted author; ignored");
     expect(out).toContain("`npx checkpost resume --agent A --session S`");
     expect(extractResumeIndex(out)).toEqual({
       v: 1,
@@ -61,6 +61,7 @@ describe("renderDashboard", () => {
         { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, maxEpoch: 1 },
         { agent: "pr-self-reviewer", session: "s1", commentId: 5, maxEpoch: 0 },
       ],
+      complete: true,
     });
   });
 
@@ -78,7 +79,7 @@ describe("renderDashboard", () => {
     expect(empty).toContain("_No checkpoints or health signals yet._");
     expect(empty).toContain("_None._");
     const many = projectComments(
-      Array.from({ length: 15 }, (_, i) => comment(i + 1, cpBody(), { author: "mallory" })),
+      Array.from({ length: 15 }, (_, i) => comment(i + 1, cpBody(), { author: `mallory${i}` })),
       policy,
     );
     const out = renderDashboard(many, now, { maxAnomalies: 3 });
@@ -86,7 +87,6 @@ describe("renderDashboard", () => {
     expect(out.indexOf("comment 15")).toBeLessThan(out.indexOf("comment 14"));
     expect(out).not.toContain("comment 12]");
     // An agent+session known only from untrusted comments gets no row.
-    expect(out).toContain("1 with untrusted comments only (not shown)");
     expect(out).not.toContain("| implementation-worker |");
   });
 
