@@ -15,3 +15,5 @@ export type { DashboardModel, DashboardModelOptions, DashboardRow, AttentionReas
 export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands } from "./control-checkbox.ts";
 export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";
 export { renderGantt } from "./render-gantt.ts";
+export { renderStatusText } from "./render-status-text.ts";
+export type { StatusTextOptions } from "./render-status-text.ts";
