@@ -68,7 +68,8 @@ export class ForgejoClient {
   private readonly opts: Required<Omit<ForgejoClientOptions, "token" | "fetch" | "logger">> & Pick<ForgejoClientOptions, "logger">;
 
   constructor(options: ForgejoClientOptions) {
-    this.apiUrl = `${options.url.replace(/\/+$/, "")}/api/v1`;
+    // A URL given with /api/v1 already (a common slip) is the same instance: never /api/v1/api/v1.
+    this.apiUrl = `${options.url.replace(/\/+$/, "").replace(/\/api\/v1$/, "")}/api/v1`;
     this.opts = {
       url: options.url,
       logger: options.logger,
