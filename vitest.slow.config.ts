@@ -6,6 +6,8 @@ import { SLOW_SUITES } from "./vitest.suites.ts";
 export default defineConfig({
   test: {
     include: SLOW_SUITES,
+    // The same PostgreSQL set-up as `npm test`, for slow suites that use it (scale-out chaos).
+    globalSetup: ["test/helpers/postgres-global-setup.ts"],
     testTimeout: 300_000,
     hookTimeout: 600_000,
     maxWorkers: 2,

@@ -6,8 +6,8 @@
 import { execFileSync, fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { defaultBotConfig } from "../src/bot/bot-config-from-env.ts";
-import type { BotConfig } from "../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../src/bot/bot-config.ts";
+import type { BotConfig } from "../src/bot/bot-config.ts";
 
 export interface BotChild {
   pid: number;
@@ -60,11 +60,15 @@ export async function forkBot(): Promise<BotChild> {
   };
 }
 
+/** The bot API token the benchmark's bot accepts (the warm-resume probe sends it). */
+export const BENCH_API_TOKEN = "bench-api-token-0123456789abcdef";
+
 export function benchBotConfig(o: { forgeUrl: string; token: string; owner: string; repo: string; secret: string; trusted: string[] }): BotConfig {
   return {
     ...defaultBotConfig({ url: o.forgeUrl, token: o.token }, [{ owner: o.owner, repo: o.repo }]),
     trustedAuthors: o.trusted,
     webhookSecret: o.secret,
+    apiTokens: [BENCH_API_TOKEN],
     port: 0,
     // Webhooks only during the benchmark: no poll or reconcile may hide a lost event,
     // and no timer may touch the forge while costs are being counted.

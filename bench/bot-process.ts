@@ -8,7 +8,7 @@ import { pino } from "pino";
 // Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
 import { createBot } from "../src/bot/create-bot.ts";
 import type { Bot } from "../src/bot/create-bot.ts";
-import type { BotConfig } from "../src/bot/bot-config-from-env.ts";
+import type { BotConfig } from "../src/bot/bot-config.ts";
 
 type Msg = { id: number; cmd: string; config?: BotConfig };
 

@@ -16,7 +16,7 @@ import { toCommentRecord } from "../src/store/index.ts";
 import { AGENT_LOGIN, BOT_LOGIN, HUMAN_LOGIN, STRANGER_LOGIN, generateDataset, refOf } from "./data.ts";
 import type { Dataset, Probe } from "./data.ts";
 import { SeedClient } from "./seed-baseline.ts";
-import { benchBotConfig, forkBot } from "./bot-harness.ts";
+import { BENCH_API_TOKEN, benchBotConfig, forkBot } from "./bot-harness.ts";
 import { runIngest } from "./ingest.ts";
 import type { IngestResult } from "./ingest.ts";
 import { httpRequest, keepAliveAgent, median, percentile } from "./http.ts";
@@ -282,13 +282,14 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       const agent = keepAliveAgent(1);
       const probes = w.dataset.probes;
       const urls = probes.map((p) => `${startInfo!.url}/api/resume?agent=${encodeURIComponent(p.agent)}&session=${encodeURIComponent(p.session)}`);
-      for (let i = 0; i < 200; i++) await httpRequest(urls[i % urls.length] as string, { agent }); // warm-up
+      const headers = { authorization: `Bearer ${BENCH_API_TOKEN}` };
+      for (let i = 0; i < 200; i++) await httpRequest(urls[i % urls.length] as string, { agent, headers }); // warm-up
       forge.admin.resetStats();
       const lat: number[] = [];
       let correct = 0;
       for (let i = 0; i < o.warmRequests; i++) {
         const k = i % probes.length;
-        const r = await httpRequest(urls[k] as string, { agent });
+        const r = await httpRequest(urls[k] as string, { agent, headers });
         lat.push(r.ms);
         if (i < probes.length) correct += refOf((JSON.parse(r.body) as { state?: unknown }).state) === probes[k]?.truth ? 1 : 0;
       }

@@ -1,73 +1,46 @@
-import { z } from "zod";
-import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
-import { ConfigError } from "../errors.ts";
-
-const ms = (def: number) => z.coerce.number().int().min(0).default(def);
-const flag = z
-  .enum(["1", "0", "true", "false", "yes", "no"])
-  .optional()
-  .transform((v) => v === "1" || v === "true" || v === "yes");
-
-/** Everything the bot reads from env; .env.example lists each with a comment. */
-export const BotEnvSchema = ClientEnvSchema.extend({
-  /** Comma-separated owner/repo list to watch (or FORGEJO_REPOSITORY for one). */
-  CHECKPOST_REPOSITORIES: z.string().optional(),
-  WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
-  /** Accept unsigned deliveries: local development only. */
-  CHECKPOST_INSECURE_NO_WEBHOOK_SECRET: flag,
-  WEBHOOK_PATH: z.string().startsWith("/").default("/api/github/webhooks"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default("127.0.0.1"),
-  /** Incremental poll every N ms (0: off; webhooks only). */
-  CHECKPOST_POLL_INTERVAL_MS: ms(30_000),
-  /** Full re-read (notices deletions) every N ms (0: off). */
-  CHECKPOST_RECONCILE_INTERVAL_MS: ms(300_000),
-  /** At most one dashboard write per window. */
-  CHECKPOST_DASHBOARD_INTERVAL_MS: ms(10_000),
-  /** Liveness check period. */
-  CHECKPOST_LIVENESS_INTERVAL_MS: ms(15_000),
-  /** Fixed stale threshold; unset: derived from each agent's own cadence. */
-  CHECKPOST_STALE_AFTER_MS: z.coerce.number().int().positive().optional(),
-  /** Floor of the derived stale threshold. */
-  CHECKPOST_MIN_STALE_MS: ms(300_000),
-  /** Post one alert comment when an agent turns Stale or Silent. */
-  CHECKPOST_STALE_ALERTS: flag,
-  CHECKPOST_MAX_WEBHOOK_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  /** Data directory of the embedded Forgejo used when FORGEJO_URL is unset. */
-  CHECKPOST_DATA_DIR: z.string().default(".data"),
-  /** Port of the embedded Forgejo (0: random). */
-  CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-});
-export type BotEnv = z.infer<typeof BotEnvSchema>;
+import type { LivenessOptions } from "../projection/index.ts";
+import { parseEnv } from "../config/env.ts";
+import { BotEnvSchema, botConfigFromEnv } from "./bot-config-from-env.ts";
 
 export interface BotRepo {
   owner: string;
   repo: string;
 }
 
-/** Parse and cross-check the bot's env; errors name the variable. */
-export function loadBotEnv(env: NodeJS.ProcessEnv): BotEnv {
-  const e = parseEnv(BotEnvSchema, env);
-  if (!e.WEBHOOK_SECRET && !e.CHECKPOST_INSECURE_NO_WEBHOOK_SECRET)
-    throw new ConfigError(
-      "WEBHOOK_SECRET is required (the same secret as in the Forgejo webhook). For local development only, set CHECKPOST_INSECURE_NO_WEBHOOK_SECRET=1 to accept unsigned deliveries.",
-    );
-  return e;
+/** The bot's settings as plain values (tests build them directly). */
+export interface BotConfig {
+  forgejoUrl: string;
+  token: string;
+  repos: BotRepo[];
+  title: string;
+  label: string;
+  trustedAuthors: string[];
+  signingKey?: string;
+  /** Required unless `insecure`. */
+  webhookSecret?: string;
+  insecure: boolean;
+  webhookPath: string;
+  port: number;
+  host: string;
+  pollIntervalMs: number;
+  reconcileIntervalMs: number;
+  dashboardIntervalMs: number;
+  livenessIntervalMs: number;
+  liveness: Partial<LivenessOptions>;
+  staleAlerts: boolean;
+  maxWebhookBytes: number;
+  /** Bearer tokens accepted on /api/* and /metrics (CHECKPOST_API_TOKEN); empty: /api/* answers 401 to everyone. */
+  apiTokens: string[];
+  /** Issues with more comments are read in windows (see readAllComments); default 2,000. */
+  readWindowSize?: number;
+  retries: number;
+  timeoutMs: number;
 }
 
-/** The repositories to watch, from CHECKPOST_REPOSITORIES or FORGEJO_REPOSITORY / FORGEJO_REPO=owner/name / FORGEJO_OWNER+FORGEJO_REPO. */
-export function botRepos(e: BotEnv): BotRepo[] {
-  const single = e.FORGEJO_REPOSITORY || e.FORGEJO_REPO || e.FORGEJO_OWNER ? repoFromEnv(e) : undefined;
-  const list = e.CHECKPOST_REPOSITORIES ?? (single ? `${single.owner}/${single.repo}` : "");
-  const repos = list
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => {
-      const [owner, repo, extra] = s.split("/");
-      if (!owner || !repo || extra !== undefined) throw new ConfigError(`CHECKPOST_REPOSITORIES: "${s}" must be owner/repo`);
-      return { owner, repo };
-    });
-  if (!repos.length) throw new ConfigError("no repository to watch: set CHECKPOST_REPOSITORIES=owner/repo[,owner/repo…] (or FORGEJO_REPOSITORY)");
-  return repos;
+/**
+ * A BotConfig with every default the env schema declares, for code that embeds
+ * the bot (tests, benchmarks): the defaults live in one place, BotEnvSchema.
+ */
+export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
+  return botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
 }

@@ -1,108 +1,33 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BUILTIN_PHASE_MAPS } from "../protocol/index.ts";
-import { liveness } from "../projection/index.ts";
-import type { SessionTracker } from "./session-tracker.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
-import type { BotConfig } from "./bot-config-from-env.ts";
+import type { ApiAccessGuard } from "./api-access.ts";
+import { apiRoutes } from "./api-routes.ts";
+import type { ApiDeps } from "./api-routes.ts";
 
-export interface ApiDeps {
-  trackers: () => SessionTracker[];
-  ready: () => boolean;
-  metrics: BotMetrics;
-  config: Pick<BotConfig, "liveness">;
-  now: () => Date;
-}
-
-function send(res: ServerResponse, status: number, body: unknown): true {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-  return true;
-}
-
-/** Pick the tracker a query means: explicit repo+issue, or the only one holding the agent+session. */
-function pick(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
-  const repo = q.get("repo");
-  const issue = q.get("issue");
-  if (repo || issue) {
-    const t = trackers.find((x) => `${x.o.repo.owner}/${x.o.repo.repo}` === repo && String(x.o.issue) === issue);
-    return t ?? { status: 404, error: `no watched session issue ${repo}#${issue}` };
-  }
-  if (trackers.length === 1) return trackers[0] as SessionTracker;
-  if (agent !== undefined && session !== undefined) {
-    const holding = trackers.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
-    if (holding.length === 1) return holding[0] as SessionTracker;
-  }
-  return { status: 400, error: `${trackers.length} session issues are watched: pass repo=owner/repo&issue=N` };
-}
+export type { ApiDeps } from "./api-routes.ts";
 
 /**
- * The bot's HTTP API beside the webhook path (docs/bot-api.md). Answers come
- * from memory: no Forgejo request is made here.
+ * The bot's HTTP API beside the webhook path (docs/bot-api.openapi.yaml): GET
+ * and HEAD only, one handler per route (api-routes.ts). Answers come from
+ * memory: no Forgejo request is made here. False when no route matches.
+ * A request the guard refuses gets 401 with `WWW-Authenticate: Bearer` and no detail.
  */
-export async function handleApi(req: IncomingMessage, res: ServerResponse, d: ApiDeps): Promise<boolean> {
-  const url = new URL(req.url ?? "/", "http://bot.local");
+export async function handleApi(req: IncomingMessage, res: ServerResponse, d: ApiDeps & { guard: ApiAccessGuard }): Promise<boolean> {
   if (req.method !== "GET" && req.method !== "HEAD") return false;
-  switch (url.pathname) {
-    case "/healthz":
-      return send(res, 200, { status: "ok" });
-    case "/readyz":
-      return d.ready() ? send(res, 200, { status: "ready" }) : send(res, 503, { status: "starting" });
-    case "/metrics": {
-      const trackers = d.trackers();
-      const counts: Record<string, number> = { active: 0, stale: 0, silent: 0 };
-      for (const t of trackers) {
-        t.updateGauges();
-        for (const s of Object.values(t.livenessStates())) counts[s] = (counts[s] ?? 0) + 1;
-      }
-      for (const [k, v] of Object.entries(counts)) d.metrics.agents.set({ liveness: k }, v);
-      const text = await d.metrics.registry.metrics();
-      res.writeHead(200, { "content-type": d.metrics.registry.contentType });
-      res.end(text);
-      return true;
-    }
-    case "/api/sessions":
-      return send(
-        res,
-        200,
-        d.trackers().map((t) => {
-          const s = t.projection.snapshot();
-          return { repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue, comments: s.comments, agents: s.entries.length, anomalies: s.anomalies.length, watermark: s.watermark };
-        }),
-      );
-    case "/api/agents": {
-      const t = pick(d.trackers(), url.searchParams);
-      if (!("projection" in t)) return send(res, t.status, { error: t.error });
-      const now = d.now();
-      const snap = t.projection.snapshot();
-      return send(res, 200, {
-        repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
-        issue: t.o.issue,
-        agents: snap.entries.map((e) => ({ ...e, liveness: liveness(e, now, d.config.liveness) })),
-        anomalies: snap.anomalies,
-      });
-    }
-    case "/api/resume": {
-      if (!d.ready()) return send(res, 503, { error: "starting: the first read of the session issue is not done" });
-      const agent = url.searchParams.get("agent");
-      const session = url.searchParams.get("session");
-      if (!agent || !session) {
-        d.metrics.resumes.inc({ result: "bad_request" });
-        return send(res, 400, { error: "agent and session are required: /api/resume?agent=A&session=S" });
-      }
-      const mapName = url.searchParams.get("map") ?? "implementation-worker";
-      const map = BUILTIN_PHASE_MAPS[mapName];
-      if (!map) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
-      const t = pick(d.trackers(), url.searchParams, agent, session);
-      if (!("projection" in t)) {
-        d.metrics.resumes.inc({ result: "bad_request" });
-        return send(res, t.status, { error: t.error });
-      }
-      const answer = t.projection.resume(agent, session, map);
-      d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
-      return send(res, 200, { ...answer, next_seq: (answer.checkpoint?.seq ?? 0) + 1, epoch: (answer.checkpoint?.epoch ?? 0) + 1, repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue });
-    }
-    default:
-      return false;
+  const url = new URL(req.url ?? "/", "http://bot.local");
+  const route = Object.hasOwn(apiRoutes, url.pathname) ? apiRoutes[url.pathname] : undefined;
+  if (!route) return false;
+  if (!d.guard.allows(req, url.pathname)) {
+    const body = JSON.stringify({ error: "unauthorized" });
+    res.writeHead(401, {
+      "www-authenticate": 'Bearer realm="checkpost"',
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      "cache-control": "no-store",
+    });
+    res.end(body);
+    return true;
   }
+  // Answers may hold saved state: never cached by a proxy or browser.
+  res.setHeader("cache-control", "no-store");
+  return route(url, res, d, req);
 }

@@ -2,8 +2,7 @@
 import { ClientEnvSchema, parseEnv } from "../config/env.ts";
 import { CheckpostError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
-import { BotEnvSchema, loadBotEnv } from "./bot-config.ts";
-import { botConfigFromEnv } from "./bot-config-from-env.ts";
+import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "./bot-config-from-env.ts";
 import { createBot } from "./create-bot.ts";
 import { randomSecret, startEmbeddedForgejo } from "./embedded-forgejo.ts";
 

@@ -3,7 +3,7 @@ import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
-import { renderDashboard } from "../dashboard/index.ts";
+import { renderDashboard, resumeIndexScope } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -52,7 +52,11 @@ export class SessionTracker {
       minIntervalMs: o.dashboardIntervalMs,
       logger: o.logger,
       metrics: o.metrics,
-      render: () => renderDashboard(this.projection.snapshot(), this.now(), { liveness: o.liveness }),
+      render: () =>
+        renderDashboard(this.projection.snapshot(), this.now(), {
+          liveness: o.liveness,
+          ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
+        }),
     });
   }
 

@@ -26,8 +26,12 @@ class NodeResponse {
     this.statusText = statusText ?? "";
     this.headers = new Headers(rawHeaders);
   }
-  get body(): null {
-    return null;
+  /**
+   * The body as text, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
+   * false) and takes a string as is, where a stream would need the global Response, and so undici.
+   */
+  get body(): string {
+    return this.buffer.toString("utf8");
   }
   async text(): Promise<string> {
     return this.buffer.toString("utf8");

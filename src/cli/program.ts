@@ -121,6 +121,11 @@ export function buildProgram(io: CliIo): Command {
     .option("--app <file>", "app.yml to read", "app.yml")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
 
+  repoFlags(program.command("doctor").description("check a deployment (Forgejo, token, issue, webhook, trust, signing key, bot) and say what to fix; exit 0 only when nothing is wrong"))
+    .option("--bot-url <url>", "the bot's base URL, to check it is up, accepts CHECKPOST_API_TOKEN and has its webhook")
+    .option("--json", "machine-readable: {ok, checks: [{check, status, message, fix?}]}")
+    .action(async (o) => (await import("./commands/doctor.ts")).doctor(io, { ...o, debug: debug() }));
+
   program
     .command("forge")
     .description("run the embedded Forgejo-compatible server on its own")

@@ -27,6 +27,16 @@ export const ClientEnvSchema = z.object({
   CHECKPOST_CACHE_DIR: z.string().min(1).optional(),
   CHECKPOST_REQUEST_TIMEOUT_MS: positiveInt(30_000),
   CHECKPOST_RETRIES: z.coerce.number().int().min(0).max(20).default(4),
+  /**
+   * Bearer token(s) of the bot's HTTP API, comma-separated so a new one can be added before the old is
+   * removed. The bot requires one on /api/* (and /metrics off loopback); `checkpost doctor --bot-url` sends
+   * the first.
+   */
+  CHECKPOST_API_TOKEN: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? "").split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(16, "each token must be at least 16 characters").regex(/^[\x21-\x7e]+$/, "tokens are printable ASCII with no spaces"))),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
 });
 export type ClientEnv = z.infer<typeof ClientEnvSchema>;

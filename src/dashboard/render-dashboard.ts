@@ -6,6 +6,7 @@ import { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
+import type { ResumeIndexSigning } from "./resume-index.ts";
 
 export interface RenderDashboardOptions {
   /** Phase map per agent name, for the "→ resume point" column. Default: the built-in maps. */
@@ -16,6 +17,8 @@ export interface RenderDashboardOptions {
   maxAnomalies?: number;
   /** Heading text. Default "checkpost dashboard". */
   title?: string;
+  /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
+  resumeIndexSigning?: ResumeIndexSigning;
 }
 
 const LIVENESS_LABEL: Record<LivenessState, string> = { active: "🟢 Active", stale: "🟡 Stale", silent: "🔴 Silent" };
@@ -62,7 +65,10 @@ function anomalyLine(a: Anomaly): string {
  */
 export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: RenderDashboardOptions = {}): string {
   const entries = snapshot.entries;
-  const anomalies = [...snapshot.anomalies].reverse().slice(0, Math.max(0, opts.maxAnomalies ?? 10));
+  // Newest first, trusted authors' anomalies before the per-author lines of untrusted ones,
+  // so a flood of untrusted comments cannot push a real anomaly out of the list.
+  const newest = [...snapshot.anomalies].reverse();
+  const anomalies = [...newest.filter((a) => a.kind !== "untrusted-author"), ...newest.filter((a) => a.kind === "untrusted-author")].slice(0, Math.max(0, opts.maxAnomalies ?? 10));
   const lines = [DASHBOARD_START, `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`, "", `${UPDATED_LINE_PREFIX}${utc(now)}_`, ""];
   const n = snapshot.anomalies.length;
   lines.push(`${entries.length} agent session${entries.length === 1 ? "" : "s"} · ${n} anomal${n === 1 ? "y" : "ies"}`, "");
@@ -74,6 +80,6 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
   lines.push("", "#### Recent anomalies", "");
   if (anomalies.length === 0) lines.push("_None._");
   else for (const a of anomalies) lines.push(anomalyLine(a));
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot)), DASHBOARD_END);
+  lines.push("", formatResumeIndex(buildResumeIndex(snapshot), opts.resumeIndexSigning), DASHBOARD_END);
   return lines.join("\n");
 }

@@ -1,46 +1,31 @@
 /** Read-only HTML view: "/" (repos and issues) and "/{owner}/{repo}/issues/{n}" (Forgejo's path). */
-import { Marked, type Tokens } from "marked";
 import type { ForgeContext } from "./context.ts";
+import { escapeHtml } from "./escape-html.ts";
+import { renderMarkdown } from "./render-markdown.ts";
 import { rfc3339 } from "./time.ts";
 import type { RepoRow } from "./types.ts";
 
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
+/**
+ * Characters of one comment (or issue body) rendered in the page. Forgejo caps its rendered output
+ * (MaxDisplayFileSize * 3) so its UI stays usable; here the source is cut before rendering, which also
+ * keeps the Markdown renderer fast on an 8 MB or 30 MB comment. The full text stays in the API.
+ */
+export const WEB_BODY_LIMIT = 64 * 1024;
 
-/** Only http(s), mailto, fragment and relative links survive; javascript:, data: etc. are dropped. */
-function safeHref(href: string): string | null {
-  const h = href.trim();
-  if (/^(https?:|mailto:)/i.test(h) || h.startsWith("#") || h.startsWith("/") || !/^[a-z][a-z0-9+.-]*:/i.test(h)) return h;
-  return null;
-}
+/**
+ * No script, no plugin, no form target, no framing: the page is static HTML, so even markup that got
+ * past the sanitizer could not run. Inline styles are allowed for the page's own stylesheet.
+ */
+export const WEB_CSP = "default-src 'none'; img-src http: https:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const markdown = new Marked({
-  gfm: true,
-  async: false,
-  renderer: {
-    // Raw HTML in user content is shown as text, never interpreted.
-    html(token: Tokens.HTML | Tokens.Tag): string {
-      return escapeHtml(token.text);
-    },
-    link(token: Tokens.Link): string {
-      const text = this.parser.parseInline(token.tokens);
-      const href = safeHref(token.href);
-      if (href === null) return text;
-      const title = token.title ? ` title="${escapeHtml(token.title)}"` : "";
-      return `<a href="${escapeHtml(href)}"${title} rel="nofollow noopener">${text}</a>`;
-    },
-    image(token: Tokens.Image): string {
-      const href = safeHref(token.href);
-      if (href === null) return escapeHtml(token.text);
-      return `<img src="${escapeHtml(href)}" alt="${escapeHtml(token.text)}">`;
-    },
-  },
-});
-
-export function renderMarkdown(src: string): string {
-  const out = markdown.parse(src);
-  return typeof out === "string" ? out : "";
+/** The rendered body, cut at WEB_BODY_LIMIT (never inside a surrogate pair) with a note where to read the rest. */
+function renderBody(body: string, apiPath: string): string {
+  if (body.length <= WEB_BODY_LIMIT) return renderMarkdown(body);
+  let cut = WEB_BODY_LIMIT;
+  const last = body.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  const note = `<p class="truncated"><em>Truncated: this text is ${body.length.toLocaleString("en-US")} characters; the page shows the first ${cut.toLocaleString("en-US")}. The full text is at <code>GET ${escapeHtml(apiPath)}</code>.</em></p>`;
+  return renderMarkdown(body.slice(0, cut)) + note;
 }
 
 function page(title: string, body: string): string {
@@ -56,7 +41,10 @@ ${body}
 export interface WebResult {
   status: number;
   html: string;
+  headers: Record<string, string>;
 }
+
+const HEADERS = { "Content-Security-Policy": WEB_CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
 
 function publicRepo(f: ForgeContext, owner: string, name: string): RepoRow | undefined {
   const repo = f.store.repoByName(owner, name);
@@ -74,25 +62,25 @@ export function renderWeb(f: ForgeContext, pathname: string): WebResult {
       });
       return `<li><strong>${escapeHtml(full)}</strong><ul>${issues.join("")}</ul></li>`;
     });
-    return { status: 200, html: page("Forge", `<h1>Repositories</h1><ul>${items.join("")}</ul>`) };
+    return { status: 200, html: page("Forge", `<h1>Repositories</h1><ul>${items.join("")}</ul>`), headers: HEADERS };
   }
   const m = /^\/([^/]+)\/([^/]+)\/(issues|pulls)\/(\d+)$/.exec(pathname);
   const repo = m ? publicRepo(f, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)) : undefined;
   const issue = m && repo ? f.store.issueByIndex(repo.id, Number(m[4])) : undefined;
-  if (!repo || !issue) return { status: 404, html: page("Not found", "<h1>404 Not Found</h1>") };
+  if (!repo || !issue) return { status: 404, html: page("Not found", "<h1>404 Not Found</h1>"), headers: HEADERS };
   const owner = f.store.userById(repo.owner_id)!;
   const poster = f.store.userById(issue.poster_id)!;
   const labels = f.store.labelsOfIssue(issue.id)
     .map((l) => `<span class="label" style="background:#${escapeHtml(l.color)}">${escapeHtml(l.name)}</span>`).join(" ");
   const comments = f.store.listComments(issue.id, 0, 0).map((c) => {
     const author = f.store.userById(c.poster_id)!;
-    return `<div class="comment" id="issuecomment-${c.id}"><div class="meta"><a href="/${escapeHtml(author.login)}">${escapeHtml(author.login)}</a> commented <a href="#issuecomment-${c.id}"><time datetime="${rfc3339(c.created_unix)}">${rfc3339(c.created_unix)}</time></a></div><div class="markup">${renderMarkdown(c.body)}</div></div>`;
+    return `<div class="comment" id="issuecomment-${c.id}"><div class="meta"><a href="/${escapeHtml(author.login)}">${escapeHtml(author.login)}</a> commented <a href="#issuecomment-${c.id}"><time datetime="${rfc3339(c.created_unix)}">${rfc3339(c.created_unix)}</time></a></div><div class="markup">${renderBody(c.body, `/api/v1/repos/${owner.login}/${repo.name}/issues/comments/${c.id}`)}</div></div>`;
   });
   const body = `<p><a href="/">Home</a> / ${escapeHtml(owner.login)}/${escapeHtml(repo.name)}</p>
 <h1 class="issue-title">${escapeHtml(issue.title)} <span class="index">#${issue.idx}</span></h1>
 <p class="state">${issue.is_closed ? "Closed" : "Open"}</p>
 <p class="labels">${labels}</p>
-<div class="issue-body"><div class="meta">${escapeHtml(poster.login)} opened <time datetime="${rfc3339(issue.created_unix)}">${rfc3339(issue.created_unix)}</time></div><div class="markup">${renderMarkdown(issue.body)}</div></div>
+<div class="issue-body"><div class="meta">${escapeHtml(poster.login)} opened <time datetime="${rfc3339(issue.created_unix)}">${rfc3339(issue.created_unix)}</time></div><div class="markup">${renderBody(issue.body, `/api/v1/repos/${owner.login}/${repo.name}/issues/${issue.idx}`)}</div></div>
 <div class="comments">${comments.join("\n")}</div>`;
-  return { status: 200, html: page(`${issue.title} - #${issue.idx} - ${owner.login}/${repo.name}`, body) };
+  return { status: 200, html: page(`${issue.title} - #${issue.idx} - ${owner.login}/${repo.name}`, body), headers: HEADERS };
 }

@@ -1,6 +1,7 @@
-import type { AgentEntry, Anomaly, AnomalyKind, HealthState, LatestCheckpoint } from "./projection-snapshot.ts";
-import { MAX_INTERVALS } from "./projection-snapshot.ts";
+import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, HealthState, LatestCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
+import { MAX_INTERVALS, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
 import type { StoredRecord } from "./stored-comment.ts";
+import { markerOf } from "../protocol/index.ts";
 import type { JsonValue } from "../protocol/index.ts";
 
 export interface DerivedEntry {
@@ -15,6 +16,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * order, into its entry and anomalies. The trust checks run in this order and
  * the first that fails names the anomaly: author → edited → signature →
  * duplicate Id → zombie epoch. Seq is then checked among believed checkpoints.
+ * Trusted `[CONTROL]` comments (same author/edit/signature checks) act in
+ * comment order: pause/unpause, hide until the next trusted signal, rewind
+ * (the resume point goes back to an earlier believed checkpoint) and release,
+ * both raising the epoch fence so a later lower-epoch checkpoint is a zombie.
  */
 export function deriveEntry(agent: string, session: string, records: readonly StoredRecord[]): DerivedEntry {
   const anomalies: Anomaly[] = [];
@@ -31,14 +36,47 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   let latestRecord: Extract<StoredRecord, { kind: "checkpoint" }> | null = null;
   let healthRecord: Extract<StoredRecord, { kind: "health" }> | null = null;
   const signals: number[] = [];
+  const believed: Extract<StoredRecord, { kind: "checkpoint" }>[] = [];
+  const control: EntryControl = { paused: null, hidden: null, pending: null };
 
   for (const r of records) {
     if (r.kind === "invalid") {
       counts.invalid++;
-      flag(r, "invalid", `unreadable ${r.marker === "checkpoint" ? "[CHECKPOINT]" : "[HEALTH]"}: ${r.error}`);
+      flag(r, "invalid", `unreadable ${markerOf(r.marker)}: ${r.error}`);
       continue;
     }
     const edited = r.editedByTime || r.version.multi;
+    if (r.kind === "control") {
+      const c = r.control;
+      // Controls are not counted as checkpoints; a refused one is still an anomaly a person should see.
+      if (!r.trustedAuthor) flag(r, "untrusted-author", `control "${c.action}" from an author outside the trusted list; ignored`);
+      else if (edited) flag(r, "edited", `control "${c.action}" was edited after posting; ignored`);
+      else if (r.sig === "unsigned") flag(r, "unsigned", `control "${c.action}" has no Signature and a signing key is configured; ignored`);
+      else if (r.sig === "bad") flag(r, "bad-signature", `control "${c.action}" has a Signature that does not verify; ignored`);
+      else {
+        const ref: ControlRef = { commentId: r.commentId, action: c.action, by: c.by ?? null, at: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
+        if (c.action === "pause") control.paused = ref;
+        else if (c.action === "unpause") control.paused = null;
+        else if (c.action === "hide") control.hidden = ref;
+        else if (c.action === "release") {
+          const epoch = c.epoch as number;
+          maxEpoch = Math.max(maxEpoch, epoch);
+          control.pending = { ...ref, epoch };
+        } else {
+          const epoch = c.epoch as number;
+          // Only a checkpoint this entry believed before the command can be gone back to.
+          const target = believed.find((b) => b.commentId === c.target);
+          if (!target) flag(r, "rejected-control", `rewind to comment ${c.target} ignored: not a trusted checkpoint of this agent and session before the command`);
+          else {
+            maxEpoch = Math.max(maxEpoch, epoch);
+            latestRecord = target;
+            const t = target.checkpoint;
+            control.pending = { ...ref, epoch, to: { commentId: target.commentId, ...(t.id !== undefined ? { id: t.id } : {}), phase: t.phase } };
+          }
+        }
+      }
+      continue;
+    }
     if (r.kind === "health") {
       counts.health++;
       if (!r.trustedAuthor) {
@@ -50,6 +88,7 @@ export function deriveEntry(agent: string, session: string, records: readonly St
       } else {
         healthRecord = r;
         signals.push(r.createdMs);
+        control.hidden = null;
       }
       continue;
     }
@@ -95,7 +134,10 @@ export function deriveEntry(agent: string, session: string, records: readonly St
       prevSeq = { seq: cp.seq, id: cp.id };
     }
     latestRecord = r;
+    believed.push(r);
     signals.push(r.createdMs);
+    control.hidden = null;
+    control.pending = null;
   }
 
   const intervalsMs: number[] = [];
@@ -104,10 +146,10 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   for (let i = Math.max(1, signals.length - MAX_INTERVALS); i < signals.length; i++)
     intervalsMs.push(Math.max(0, (signals[i] as number) - (signals[i - 1] as number)));
   const last = signals.length ? (signals[signals.length - 1] as number) : null;
-  return {
-    entry: { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs },
-    anomalies,
-  };
+  const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
+  if (believed.length) entry.recent = believed.slice(-RECENT_CHECKPOINTS).reverse().map(toRecent);
+  if (control.paused || control.hidden || control.pending) entry.control = control;
+  return { entry, anomalies };
 }
 
 function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheckpoint {
@@ -122,6 +164,19 @@ function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheck
     createdAt: iso(r.createdMs),
     // JSON.parse keeps "__proto__" an own property, as the reader does.
     data: JSON.parse(cp.dataJson) as JsonValue,
+    ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
+  };
+}
+
+function toRecent(r: Extract<StoredRecord, { kind: "checkpoint" }>): RecentCheckpoint {
+  const cp = r.checkpoint;
+  return {
+    commentId: r.commentId,
+    ...(cp.id !== undefined ? { id: cp.id } : {}),
+    phase: cp.phase,
+    ...(cp.seq !== undefined ? { seq: cp.seq } : {}),
+    ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
+    createdAt: iso(r.createdMs),
     ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
   };
 }

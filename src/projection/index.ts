@@ -1,14 +1,19 @@
 export { CommentRecordSchema, CommentEventSchema, TrustPolicySchema } from "./comment-event.ts";
 export type { CommentRecord, CommentEvent, TrustPolicy } from "./comment-event.ts";
-export { createProjection } from "./create-projection.ts";
+export { createProjection, MAX_UNTRUSTED_AUTHORS_LISTED } from "./create-projection.ts";
 export type { Projection, ProjectionOptions } from "./create-projection.ts";
 export { projectComments } from "./project-comments.ts";
 export { entryKey } from "./entry-key.ts";
-export { MAX_INTERVALS } from "./projection-snapshot.ts";
+export { MAX_INTERVALS, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
+export { directiveOf } from "./directive-of.ts";
 export type {
   AgentEntry,
   Anomaly,
   AnomalyKind,
+  ControlRef,
+  Directive,
+  EntryControl,
+  RecentCheckpoint,
   EntryCounts,
   HealthState,
   LatestCheckpoint,

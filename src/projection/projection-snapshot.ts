@@ -1,4 +1,4 @@
-import type { JsonValue } from "../protocol/index.ts";
+import type { ControlAction, JsonValue } from "../protocol/index.ts";
 
 export type AnomalyKind =
   | "invalid"
@@ -10,7 +10,9 @@ export type AnomalyKind =
   | "zombie"
   | "seq-gap"
   | "seq-fork"
-  | "duplicate-id";
+  | "duplicate-id"
+  | "rejected-control"
+  | "oversized";
 
 /** Something a person should look at. `agent`/`session` are null when the comment does not say. */
 export interface Anomaly {
@@ -57,6 +59,52 @@ export interface EntryCounts {
   untrusted: number;
 }
 
+/** A trusted `[CONTROL]` comment in effect. */
+export interface ControlRef {
+  commentId: number;
+  action: ControlAction;
+  /** The login that gave the command, as recorded. */
+  by: string | null;
+  /** Server creation time of the control comment (ISO). */
+  at: string;
+  /** rewind/release: the epoch fence. */
+  epoch?: number;
+  /** rewind: the checkpoint gone back to. */
+  to?: { commentId: number; id?: string; phase?: string };
+  htmlUrl?: string;
+}
+
+/** The controls in effect for an agent+session (present on an entry only when one is). */
+export interface EntryControl {
+  /** Set by `pause`, cleared by `unpause`. */
+  paused: ControlRef | null;
+  /** Set by `hide`, cleared by the next trusted signal. */
+  hidden: ControlRef | null;
+  /** The last `rewind` or `release`, until a trusted checkpoint follows it. */
+  pending: ControlRef | null;
+}
+
+/**
+ * What an agent is told on `resume`/`save`: `pause` (stop and wait), `rewind`
+ * (continue from `to`, under an epoch above `epoch`), `release` (the session is
+ * free for another worker to take over). Pause wins over the others.
+ */
+export type Directive = ControlRef & { kind: "pause" | "rewind" | "release" };
+
+/** A trusted checkpoint in an entry's short history (newest first), a rewind target. */
+export interface RecentCheckpoint {
+  commentId: number;
+  id?: string;
+  phase: string;
+  seq?: number;
+  epoch?: number;
+  createdAt: string;
+  htmlUrl?: string;
+}
+
+/** How many trusted checkpoints each entry lists in `recent`. */
+export const RECENT_CHECKPOINTS = 5;
+
 export interface AgentEntry {
   agent: string;
   session: string;
@@ -69,6 +117,10 @@ export interface AgentEntry {
   lastSignalAt: string | null;
   /** Up to the last 20 gaps (ms, server time) between consecutive trusted signals, oldest first. */
   intervalsMs: number[];
+  /** The last few trusted checkpoints, newest first (absent when there is none). */
+  recent?: RecentCheckpoint[];
+  /** Controls in effect (absent when none is). */
+  control?: EntryControl;
 }
 
 /**
@@ -92,6 +144,8 @@ export interface ResumeAnswer {
   phase: string;
   state: JsonValue;
   checkpoint: { commentId: number; id?: string; seq?: number; epoch?: number } | null;
+  /** What a person asked of this agent+session through a `[CONTROL]` comment, or null. */
+  directive: Directive | null;
 }
 
 /** How many signal intervals each entry keeps for liveness. */

@@ -1,5 +1,5 @@
-import { parseComment, verifyCheckpointSignature } from "../protocol/index.ts";
-import type { Checkpoint, Health, ReaderLimits } from "../protocol/index.ts";
+import { parseComment, verifyCheckpointSignature, verifyControlSignature } from "../protocol/index.ts";
+import type { Checkpoint, CommentKindName, Control, Health, ReaderLimits } from "../protocol/index.ts";
 import type { CommentRecord } from "./comment-event.ts";
 import { entryKey } from "./entry-key.ts";
 
@@ -47,7 +47,8 @@ export type StoredHealth = Omit<Health, "metrics"> & { metricsJson: string };
 export type StoredRecord =
   | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: StoredCheckpoint; sig: SignatureStatus })
   | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: StoredHealth })
-  | (RecordBase & { kind: "invalid"; error: string; marker: "checkpoint" | "health" });
+  | (RecordBase & { kind: "control"; key: string; agent: string; session: string; control: Control; sig: SignatureStatus })
+  | (RecordBase & { kind: "invalid"; error: string; marker: CommentKindName });
 
 export interface RecordContext {
   trustedAuthors: ReadonlySet<string>;
@@ -95,6 +96,14 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
     const h = { ...m, agent: detach(m.agent), session: detach(m.session), timestamp: detach(m.timestamp), status: detach(m.status), nextCheck: detach(m.nextCheck) };
     const health: StoredHealth = { ...h, metricsJson: JSON.stringify(metrics) };
     return { kind: "health", commentId, key: entryKey(h.agent, h.session), agent: h.agent, session: h.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, health };
+  }
+  if (parsed.kind === "control") {
+    const k = parsed.control;
+    const control: Control = { ...k, agent: detach(k.agent), session: detach(k.session), timestamp: detach(k.timestamp), version: detach(k.version) };
+    for (const f of ["targetId", "by", "reason", "signature"] as const) if (k[f] !== undefined) control[f] = detach(k[f]);
+    const sig: SignatureStatus =
+      ctx.signingKey === undefined ? "n/a" : control.signature === undefined ? "unsigned" : verifyControlSignature(control, ctx.signingKey) ? "ok" : "bad";
+    return { kind: "control", commentId, key: entryKey(control.agent, control.session), agent: control.agent, session: control.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, control, sig };
   }
   const p = parsed.checkpoint;
   const cp = { ...p, agent: detach(p.agent), session: detach(p.session), phase: detach(p.phase), timestamp: detach(p.timestamp), version: detach(p.version), id: detach(p.id), signature: detach(p.signature) };

@@ -1,5 +1,5 @@
-import { CHECKPOINT_MARKER, CheckpointInputSchema, HEALTH_MARKER, HealthInputSchema, PROTOCOL_VERSION } from "./schemas.ts";
-import type { CheckpointInput, HealthInput } from "./schemas.ts";
+import { CHECKPOINT_MARKER, CONTROL_MARKER, CheckpointInputSchema, ControlInputSchema, HEALTH_MARKER, HealthInputSchema, PROTOCOL_VERSION } from "./schemas.ts";
+import type { CheckpointInput, ControlInput, HealthInput } from "./schemas.ts";
 import { pythonJsonDumps } from "./python-json.ts";
 import { ProtocolInputError } from "../errors.ts";
 import type { z } from "zod";
@@ -63,4 +63,33 @@ export function formatHealth(input: HealthInput): string {
     `Metrics:\n\`\`\`json\n${pythonJsonDumps(h.metrics, { indent: 2 })}\n\`\`\`\n\n` +
     `Next check: ${h.nextCheck}\n\n---\n\n${FOOTER}${h.agent}`
   );
+}
+
+/**
+ * Format a `[CONTROL]` comment (checkpost's additive kind): header lines and a
+ * footer, no JSON block. Refuses any value holding "[CHECKPOINT]", the text
+ * the seed's reader keys on, so a 1.0 reader can never take it for a checkpoint.
+ *
+ * @example formatControl({ agent: "implementation-worker", session: "s1", action: "pause", by: "alice", timestamp: "2026-11-29T10:00:00Z" })
+ */
+export function formatControl(input: ControlInput): string {
+  const c = validated(ControlInputSchema, input, "control");
+  if (c.action === "rewind" && (c.target === undefined || c.epoch === undefined)) throw new ProtocolInputError("cannot format control: rewind needs target and epoch");
+  if (c.action === "release" && c.epoch === undefined) throw new ProtocolInputError("cannot format control: release needs epoch");
+  const lines = [
+    `${CONTROL_MARKER} ${c.agent}`,
+    `Version: ${PROTOCOL_VERSION}`,
+    `Session: ${c.session}`,
+    `Time: ${c.timestamp}`,
+    `Action: ${c.action}`,
+    c.target !== undefined ? `Target: ${c.target}` : "",
+    c.targetId !== undefined ? `Target Id: ${c.targetId}` : "",
+    c.epoch !== undefined ? `Epoch: ${c.epoch}` : "",
+    c.by !== undefined ? `By: ${c.by}` : "",
+    c.reason !== undefined ? `Reason: ${c.reason}` : "",
+    c.signature !== undefined ? `Signature: ${c.signature}` : "",
+  ].filter(Boolean);
+  const body = `${lines.join("\n")}\n\n---\n\nRecorded by checkpost: a control command (1.0 readers ignore this comment)`;
+  if (body.includes(CHECKPOINT_MARKER)) throw new ProtocolInputError(`cannot format control: no value may contain "${CHECKPOINT_MARKER}"`);
+  return body;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CheckpointSchema, HealthSchema } from "./schemas.ts";
+import { CheckpointSchema, ControlSchema, HealthSchema } from "./schemas.ts";
 import { JsonValueSchema } from "./json-value.ts";
 
 /**
@@ -12,6 +12,7 @@ export function protocolJsonSchema(): Record<string, unknown> {
   registry.add(CheckpointSchema, { id: "Checkpoint", description: "A [CHECKPOINT] comment's fields (protocol 1.0 plus checkpost's additive Id/Seq/Epoch/Signature)." });
   registry.add(JsonValueSchema, { id: "JsonValue", description: "Any JSON value (finite numbers only)." });
   registry.add(HealthSchema, { id: "Health", description: "A [HEALTH] comment's fields." });
+  registry.add(ControlSchema, { id: "Control", description: "A [CONTROL] comment's fields (checkpost's additive kind; 1.0 readers ignore it)." });
   const out = z.toJSONSchema(registry, { unrepresentable: "any", io: "output", uri: (id) => `#/$defs/${id}` }) as { schemas: Record<string, Record<string, unknown>> };
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",

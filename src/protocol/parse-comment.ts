@@ -1,7 +1,8 @@
-import { CHECKPOINT_MARKER, CheckpointIdSchema, HEALTH_MARKER, SignatureSchema } from "./schemas.ts";
-import type { Checkpoint, Health, ParsedComment } from "./schemas.ts";
+import type { Checkpoint, ParsedComment } from "./schemas.ts";
 import type { JsonValue } from "./json-value.ts";
 import { CheckpointParseError } from "../errors.ts";
+import { InvalidComment as Invalid } from "./comment-kind.ts";
+import { kindForHead } from "./comment-kinds.ts";
 
 /** Bounds on what the reader will look at; anything beyond is reported invalid, not parsed. */
 export interface ReaderLimits {
@@ -11,10 +12,6 @@ export interface ReaderLimits {
   maxJsonDepth: number;
 }
 export const DEFAULT_READER_LIMITS: ReaderLimits = { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64 };
-
-type Marker = "checkpoint" | "health";
-
-class Invalid extends Error {}
 
 /**
  * Read one comment body. Never throws: a comment that is not the protocol's is
@@ -30,34 +27,37 @@ export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}):
 
   // Cheap rejection first: most comments on the issue are not ours.
   const start = firstNonBlank(body);
-  const head = body.slice(start, start + 16);
-  const marker: Marker | null = head.startsWith(CHECKPOINT_MARKER)
-    ? "checkpoint"
-    : head.startsWith(HEALTH_MARKER)
-      ? "health"
-      : null;
-  if (marker === null) return { kind: "none" };
+  const kind = kindForHead(body.slice(start, start + 16));
+  if (kind === undefined) return { kind: "none" };
+  const marker = kind.kind;
 
   const text = body.indexOf("\r") < 0 ? body : body.replace(/\r\n?/g, "\n");
   const from = firstNonBlank(text);
   const nl = text.indexOf("\n", from);
   const firstEnd = nl < 0 ? text.length : nl;
   const first = text.slice(from, firstEnd).trim();
-  const agent = first.slice(marker === "checkpoint" ? CHECKPOINT_MARKER.length : HEALTH_MARKER.length).trim();
+  const agent = first.slice(kind.marker.length).trim();
   const invalid = (error: string): ParsedComment => ({ kind: "invalid", marker, agent: agent || null, error });
 
   // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when the length alone cannot decide.
   if (body.length > maxBodyBytes || (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, "utf8") > maxBodyBytes))
     return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
-  if (!agent) return invalid(`missing agent name after ${marker === "checkpoint" ? CHECKPOINT_MARKER : HEALTH_MARKER}`);
+  if (!agent) return invalid(`missing agent name after ${kind.marker}`);
 
   try {
-    const { headers, json } = splitBody(text, firstEnd + 1);
-    if (json === null) throw new Invalid("no ```json block");
-    const value = parseJson(json, maxJsonDepth);
-    return marker === "checkpoint"
-      ? { kind: "checkpoint", checkpoint: toCheckpoint(agent, headers, value) }
-      : { kind: "health", health: toHealth(agent, headers, value) };
+    const { headers, json } = splitBody(text, firstEnd + 1, kind.headers);
+    if (kind.json === "required" && json === null) throw new Invalid("no ```json block");
+    if (kind.json === "none" && json !== null) throw new Invalid(`a ${kind.marker} comment has no \`\`\`json block`);
+    const value = json === null ? null : parseJson(json, maxJsonDepth);
+    // Each branch names its own field, so the union stays discriminated for callers.
+    switch (kind.kind) {
+      case "checkpoint":
+        return { kind: "checkpoint", checkpoint: kind.read(agent, headers, value) };
+      case "health":
+        return { kind: "health", health: kind.read(agent, headers, value) };
+      case "control":
+        return { kind: "control", control: kind.read(agent, headers, value) };
+    }
   } catch (e) {
     if (e instanceof Invalid) return invalid(e.message);
     throw e;
@@ -85,7 +85,8 @@ export function safeParseCheckpoint(
   const p = parseComment(body, limits);
   if (p.kind === "checkpoint") return { success: true, data: p.checkpoint };
   if (p.kind === "invalid") return { success: false, error: `invalid ${p.marker}: ${p.error}` };
-  return { success: false, error: p.kind === "health" ? "this is a [HEALTH] comment, not a checkpoint" : "the comment does not open with [CHECKPOINT]" };
+  if (p.kind === "health" || p.kind === "control") return { success: false, error: `this is a [${p.kind.toUpperCase()}] comment, not a checkpoint` };
+  return { success: false, error: "the comment does not open with [CHECKPOINT]" };
 }
 
 function firstNonBlank(s: string): number {
@@ -97,19 +98,6 @@ function firstNonBlank(s: string): number {
   }
   return i;
 }
-
-const KNOWN_HEADERS = new Map<string, string>([
-  ["version", "version"],
-  ["phase", "phase"],
-  ["session", "session"],
-  ["time", "time"],
-  ["id", "id"],
-  ["seq", "seq"],
-  ["epoch", "epoch"],
-  ["signature", "signature"],
-  ["status", "status"],
-  ["next check", "nextCheck"],
-]);
 
 const FENCE_OPEN = /^```\s*json$/i;
 
@@ -140,14 +128,14 @@ function blockLineKind(text: string, start: number, end: number): 0 | 1 | 2 {
  * Header lines (outside the JSON block, before the `---` footer) and the JSON
  * text, read from `pos` (the line after the marker) by line offsets.
  */
-function splitBody(text: string, pos: number): { headers: Map<string, string>; json: string | null } {
+function splitBody(text: string, pos: number, known: ReadonlyMap<string, string>): { headers: Map<string, string>; json: string | null } {
   const headers = new Map<string, string>();
   let json: string | null = null;
   const takeHeader = (line: string) => {
     // "s": a value may hold U+2028/U+2029, which "." would not match (lines are already split on \n).
     const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/s.exec(line);
     if (!m) return;
-    const key = KNOWN_HEADERS.get((m[1] as string).trim().toLowerCase());
+    const key = known.get((m[1] as string).trim().toLowerCase());
     if (!key) return;
     const value = (m[2] as string).trim();
     const prev = headers.get(key);
@@ -212,56 +200,3 @@ function parseJson(text: string, maxDepth: number): JsonValue {
   }
 }
 
-function requireHeader(headers: Map<string, string>, key: string, label: string): string {
-  const v = headers.get(key);
-  if (!v) throw new Invalid(`missing "${label}:" line`);
-  return v;
-}
-
-function optionalInt(headers: Map<string, string>, key: string, label: string, min: number): number | undefined {
-  const v = headers.get(key);
-  if (v === undefined) return undefined;
-  // Up to Number.MAX_SAFE_INTEGER (16 digits), which is what the writer's schema allows.
-  if (!/^\d{1,16}$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) throw new Invalid(`"${label}:" must be an integer ≥ ${min}, got "${v}"`);
-  return Number(v);
-}
-
-function toCheckpoint(agent: string, headers: Map<string, string>, data: JsonValue): Checkpoint {
-  // A checkpoint without Version is read as 1.0 (the seed never omits it, people editing by hand might).
-  const version = headers.get("version") || "1.0";
-  if (!/^1(\.\d+)*$/.test(version)) throw new Invalid(`unsupported protocol version "${version}" (this reader understands 1.x)`);
-  const cp: Checkpoint = {
-    version,
-    agent,
-    session: requireHeader(headers, "session", "Session"),
-    phase: requireHeader(headers, "phase", "Phase"),
-    timestamp: headers.get("time") || null,
-    data,
-  };
-  const id = headers.get("id");
-  if (id !== undefined) {
-    if (!CheckpointIdSchema.safeParse(id).success) throw new Invalid(`"Id:" is malformed: "${id.slice(0, 40)}"`);
-    cp.id = id;
-  }
-  const seq = optionalInt(headers, "seq", "Seq", 1);
-  if (seq !== undefined) cp.seq = seq;
-  const epoch = optionalInt(headers, "epoch", "Epoch", 0);
-  if (epoch !== undefined) cp.epoch = epoch;
-  const sig = headers.get("signature");
-  if (sig !== undefined) {
-    if (!SignatureSchema.safeParse(sig).success) throw new Invalid(`"Signature:" is malformed`);
-    cp.signature = sig;
-  }
-  return cp;
-}
-
-function toHealth(agent: string, headers: Map<string, string>, metrics: JsonValue): Health {
-  return {
-    agent,
-    session: requireHeader(headers, "session", "Session"),
-    timestamp: headers.get("time") || null,
-    status: headers.get("status") || "Unknown",
-    metrics,
-    nextCheck: headers.get("nextCheck") ?? null,
-  };
-}

@@ -1,5 +1,5 @@
 import type { JsonValue } from "./json-value.ts";
-import type { ParsedComment } from "./schemas.ts";
+import type { Control, ControlAction, ParsedComment } from "./schemas.ts";
 
 /** The flat JSON shape `checkpost parse` prints, for agents in other languages. */
 export type ParseOutput =
@@ -10,7 +10,8 @@ export type ParseOutput =
       signature?: string;
     })
   | { kind: "health"; agent: string; session: string; status: string; timestamp: string | null; metrics: JsonValue }
-  | { kind: "invalid"; agent: string | null; error: string; marker: "checkpoint" | "health" }
+  | ({ kind: "control"; agent: string; session: string; action: ControlAction; timestamp: string | null } & Omit<Control, "agent" | "session" | "action" | "timestamp" | "version">)
+  | { kind: "invalid"; agent: string | null; error: string; marker: "checkpoint" | "health" | "control" }
   | { kind: "none" };
 
 export function toParseOutput(p: ParsedComment): ParseOutput {
@@ -22,6 +23,10 @@ export function toParseOutput(p: ParsedComment): ParseOutput {
     case "health": {
       const { agent, session, status, timestamp, metrics } = p.health;
       return { kind: "health", agent, session, status, timestamp, metrics };
+    }
+    case "control": {
+      const { agent, session, action, timestamp, version: _v, ...extra } = p.control;
+      return { kind: "control", agent, session, action, timestamp, ...extra };
     }
     case "invalid":
       return { kind: "invalid", agent: p.agent, error: p.error, marker: p.marker };

@@ -5,6 +5,8 @@ import { JsonObjectSchema, JsonValueSchema } from "./json-value.ts";
 export const PROTOCOL_VERSION = "1.0";
 export const CHECKPOINT_MARKER = "[CHECKPOINT]";
 export const HEALTH_MARKER = "[HEALTH]";
+/** Additive kind (1.0 readers ignore it): a person's command, accepted and recorded by the bot. */
+export const CONTROL_MARKER = "[CONTROL]";
 export const DEFAULT_NEXT_CHECK = "in 10 iterations";
 
 /** One line, no surrounding whitespace: the reader strips it, so the writer must not rely on it. */
@@ -79,13 +81,52 @@ export const HealthInputSchema = z.object({
 });
 export type HealthInput = z.input<typeof HealthInputSchema>;
 
+/**
+ * What a `[CONTROL]` comment asks of an agent+session: `pause`/`unpause` its
+ * work, `rewind` it to an earlier trusted checkpoint (with a new epoch fence),
+ * `release` it for take-over (a fence at its current checkpoint), or `hide`
+ * its dashboard row until it signals again.
+ */
+export const ControlActionSchema = z.enum(["pause", "unpause", "rewind", "release", "hide"]);
+export type ControlAction = z.infer<typeof ControlActionSchema>;
+
+const CommentIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** A `[CONTROL]` comment's fields. */
+export const ControlSchema = z.object({
+  version: z.string(),
+  agent: AgentNameSchema,
+  session: SessionIdSchema,
+  action: ControlActionSchema,
+  timestamp: z.string().nullable(),
+  /** rewind: the comment id of the checkpoint to go back to. */
+  target: CommentIdSchema.optional(),
+  /** rewind: that checkpoint's `Id:`, when it has one (shown; the comment id decides). */
+  targetId: CheckpointIdSchema.optional(),
+  /** rewind/release: the fence; checkpoints of this agent+session posted after this comment with a lower epoch are zombies. */
+  epoch: EpochSchema.optional(),
+  /** The Forgejo login whose command this is. */
+  by: HeaderValue.optional(),
+  /** Where the command came from ("checkbox", "comment 123"). */
+  reason: HeaderValue.optional(),
+  signature: SignatureSchema.optional(),
+});
+export type Control = z.infer<typeof ControlSchema>;
+
+/** What a writer supplies to make a control comment. */
+export const ControlInputSchema = ControlSchema.omit({ version: true, timestamp: true }).extend({
+  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+});
+export type ControlInput = z.infer<typeof ControlInputSchema>;
+
 /** The reader's verdict on one comment body. Never thrown: invalid bodies say why. */
 export const ParsedCommentSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema }),
   z.object({ kind: z.literal("health"), health: HealthSchema }),
+  z.object({ kind: z.literal("control"), control: ControlSchema }),
   z.object({
     kind: z.literal("invalid"),
-    marker: z.enum(["checkpoint", "health"]),
+    marker: z.enum(["checkpoint", "health", "control"]),
     agent: z.string().nullable(),
     error: z.string(),
   }),

@@ -4,7 +4,8 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
 import { createProjection } from "../projection/index.ts";
-import type { Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint } from "../projection/index.ts";
+import type { Directive, Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint } from "../projection/index.ts";
+import { readDirective } from "./read-directive.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
 import { locateIssue } from "./locate-issue.ts";
@@ -49,6 +50,10 @@ export interface SavedCheckpoint {
   issue: number;
   html_url: string;
   checkpoint: Checkpoint;
+  /** With `checkDirective`: what a person asked of this agent+session (null: nothing). */
+  directive?: Directive | null;
+  /** With `checkDirective`: true when this save's epoch is below the fence, so readers treat it as a zombie. */
+  fenced?: boolean;
 }
 
 /** A checkpoint as `latest`/`history` return it. */
@@ -105,8 +110,12 @@ export class SessionStore {
     return found.number;
   }
 
-  /** Post a checkpoint exactly once. Costs one request when the issue number is known. */
-  async save(input: SaveInput): Promise<SavedCheckpoint> {
+  /**
+   * Post a checkpoint exactly once. Costs one request when the issue number is
+   * known. With `checkDirective`, the issue is read beside the POST (same
+   * latency) and a directive its resume index names is verified and returned.
+   */
+  async save(input: SaveInput, opts: { checkDirective?: boolean } = {}): Promise<SavedCheckpoint> {
     const k = key(input.agent, input.session);
     const mem = this.writers.get(k);
     const seq = input.seq ?? (mem ? mem.seq + 1 : undefined);
@@ -126,9 +135,17 @@ export class SessionStore {
     const body = formatCheckpoint({ ...cp, data: input.data, timestamp: cp.timestamp as string });
     this.checkSize(body, input.data);
     const issue = await this.issueNumber();
+    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, this.policy()) : null;
+    check?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
     const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
-    return { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
+    const saved: SavedCheckpoint = { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
+    if (check) {
+      const { directive, maxEpoch } = await check;
+      saved.directive = directive;
+      saved.fenced = (epoch ?? 0) < Math.max(maxEpoch, directive?.epoch ?? 0);
+    }
+    return saved;
   }
 
   /** Post a `[HEALTH]` signal (retried; a duplicate health signal is harmless). */
@@ -197,7 +214,8 @@ export class SessionStore {
     return readAllComments(this.o.api, this.repo, issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {});
   }
 
-  private async policy() {
+  /** Who is believed: the token's user and CHECKPOST_TRUSTED_AUTHORS, plus the signing key. */
+  async policy() {
     if (this.self === undefined) this.self = (await this.o.api.currentUser()).login;
     const trusted = new Set([this.self, ...(this.o.trustedAuthors ?? [])].map((s) => s.toLowerCase()));
     return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}) };

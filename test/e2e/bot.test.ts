@@ -23,7 +23,7 @@ async function post(body: string, token = w.agentToken) {
 }
 
 async function resumeApi(agent: string, session: string) {
-  const r = await fetch(`${w.bot.url}/api/resume?agent=${agent}&session=${session}`);
+  const r = await w.botFetch(`/api/resume?agent=${agent}&session=${session}`);
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
@@ -155,7 +155,7 @@ describe("bot end to end on the embedded Forgejo", () => {
     });
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);
-    const metrics = await (await fetch(`${w.bot.url}/metrics`)).text();
+    const metrics = await (await w.botFetch("/metrics")).text();
     expect(metrics).not.toMatch(/checkpost_webhook_deliveries_total\{event="issue_comment",result="applied"\} [1-9]/);
   });
 
@@ -171,7 +171,7 @@ describe("bot end to end on the embedded Forgejo", () => {
     expect((await fetch(`${w.bot.url}/readyz`)).status).toBe(200);
     await post(cp("clone_complete"));
     await w.settle();
-    const text = await (await fetch(`${w.bot.url}/metrics`)).text();
+    const text = await (await w.botFetch("/metrics")).text();
     expect(text).toMatch(/checkpost_webhook_deliveries_total\{event="issue_comment",result="applied"\} 1/);
     expect(text).toMatch(/checkpost_dashboard_writes_total\{result="written"\} [1-9]/);
   });

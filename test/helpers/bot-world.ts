@@ -3,13 +3,15 @@ import type { ForgeServer } from "../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
-import type { BotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
 import { Writable } from "node:stream";
 
 export const SECRET = "test-webhook-secret-123";
+/** The bot API's bearer token in tests (CHECKPOST_API_TOKEN). */
+export const API_TOKEN = "test-api-token-0123456789abcdef";
 
 export interface BotWorld {
   forge: ForgeServer;
@@ -20,6 +22,8 @@ export interface BotWorld {
   agentToken: string;
   malloryToken: string;
   api(token: string): ForgejoApi;
+  /** GET (or HEAD) on the bot with the API token. */
+  botFetch(path: string, init?: RequestInit): Promise<Response>;
   /** Moves the bot's clock forward (liveness), never the forge's. */
   advance(ms: number): void;
   /** Webhook deliveries done and handled, dashboards written. */
@@ -51,12 +55,13 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
         cb();
       },
     }),
-    secrets: [botToken, SECRET],
+    secrets: [botToken, SECRET, API_TOKEN],
   });
   const config: BotConfig = {
     ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner: "agent", repo: "work" }]),
     trustedAuthors: ["agent"],
     webhookSecret: SECRET,
+    apiTokens: [API_TOKEN],
     port: 0,
     // Timers off: tests drive polls, reconciles, liveness and dashboard writes themselves.
     pollIntervalMs: 0,
@@ -82,6 +87,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     agentToken,
     malloryToken,
     api,
+    botFetch: (path, init = {}) => fetch(`${bot.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${API_TOKEN}` } }),
     advance: (ms) => (offset += ms),
     async settle() {
       await forge.admin.idle();

@@ -124,13 +124,17 @@ describe("checkpost CLI", () => {
     expect(st.out.join("\n")).toMatch(/implementation-worker\s+s1\s+commit_complete/);
   });
 
-  it("caches the issue number so the next save is one request", async () => {
+  it("caches the issue number so the next save is one POST (and, read beside it, the issue for directives)", async () => {
     world = await forgeWorld();
     const env = envFor(world);
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], io(env).cli);
     world.forge.admin.resetStats();
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "q", "--data", "{}"], io(env).cli);
-    expect(world.forge.admin.stats().totalRequests).toBe(1);
+    // One POST and no issue lookup; the directive check's reads (the issue, and GET /user for the
+    // trust policy, which may still be in flight when save returns) run beside it.
+    const requests = world.forge.admin.stats().requests;
+    expect(requests["POST /repos/{owner}/{repo}/issues/{index}/comments"]).toBe(1);
+    expect(requests["GET /repos/{owner}/{repo}/issues"]).toBeUndefined();
   });
 
   it("resume takes a custom phase map from a JSON file", async () => {

@@ -39,10 +39,17 @@ export async function save(io: CliIo, o: SaveOptions): Promise<void> {
   const epoch = o.epoch ?? held?.epoch;
   const seq = o.seq ?? (o.epoch === undefined || o.epoch === held?.epoch ? held?.next_seq : undefined);
   const saved = await ctx.withStore((s) =>
-    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(seq !== undefined ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}) }),
+    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(seq !== undefined ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}) }, { checkDirective: true }),
   );
   if (epoch !== undefined) ctx.writers.set(key, { epoch, next_seq: (seq ?? 0) + 1 });
-  printJson(io, { comment_id: saved.comment_id, issue: saved.issue, html_url: saved.html_url, ...toParseOutput({ kind: "checkpoint", checkpoint: saved.checkpoint }) });
+  printJson(io, {
+    comment_id: saved.comment_id,
+    issue: saved.issue,
+    html_url: saved.html_url,
+    ...toParseOutput({ kind: "checkpoint", checkpoint: saved.checkpoint }),
+    directive: saved.directive ?? null,
+    ...(saved.fenced ? { fenced: true } : {}),
+  });
 }
 
 export interface HealthOptions extends RepoFlags {
@@ -91,6 +98,7 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
     checkpoint: r.checkpoint,
     next_seq: r.next_seq,
     epoch: r.epoch,
+    directive: r.directive,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
 }

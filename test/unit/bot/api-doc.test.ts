@@ -1,14 +1,34 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
+import { accessOfPath } from "../../../src/bot/api-access.ts";
+import { apiRoutes } from "../../../src/bot/api-routes.ts";
 
-const doc = parse(readFileSync(new URL("../../../docs/bot-api.openapi.yaml", import.meta.url), "utf8")) as { openapi: string; paths: Record<string, unknown> };
-const source = readFileSync(new URL("../../../src/bot/http-api.ts", import.meta.url), "utf8");
+type Operation = { security?: Record<string, string[]>[]; responses: Record<string, unknown> };
+const doc = parse(readFileSync(new URL("../../../docs/bot-api.openapi.yaml", import.meta.url), "utf8")) as {
+  openapi: string;
+  security: Record<string, string[]>[];
+  paths: Record<string, { get: Operation }>;
+  components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+};
 
 describe("docs/bot-api.openapi.yaml", () => {
   it("documents exactly the routes the bot's API answers", () => {
-    const served = [...source.matchAll(/case "(\/[^"]+)":/g)].map((m) => m[1]).sort();
+    const served = Object.keys(apiRoutes).sort();
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(served);
+  });
+
+  it("documents the access rule the bot applies to each route", () => {
+    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: "http", scheme: "bearer" }));
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const security = item.get.security ?? doc.security;
+      const access = accessOfPath(path);
+      if (access === "open") expect(security, path).toEqual([]);
+      if (access === "token") expect(security, path).toEqual([{ bearer: [] }]);
+      if (access === "token-or-loopback") expect(security, path).toEqual([{ bearer: [] }, {}]);
+      if (access !== "open") expect(Object.keys(item.get.responses), path).toContain("401");
+    }
   });
 });

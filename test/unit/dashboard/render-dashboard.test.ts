@@ -44,7 +44,7 @@ describe("renderDashboard", () => {
     const reviewer = lines.find((l) => l.startsWith("| pr-self"));
     expect(reviewer).toBe("| pr-self-reviewer | s1 | review\\_posted | [9m ago](https://forge.example/o/r/issues/1#issuecomment-5) | — | 🟡 Stale |");
     expect(lines.indexOf(worker ?? "")).toBeLessThan(lines.indexOf(reviewer ?? ""));
-    expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author** · pr-self-reviewer / s1: checkpoint");
+    expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author**: 1 protocol comment by mallory, who is not a trusted author; ignored");
     expect(extractResumeIndex(out)).toEqual({
       v: 1,
       watermark: 6,
@@ -53,6 +53,7 @@ describe("renderDashboard", () => {
         { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, maxEpoch: 1 },
         { agent: "pr-self-reviewer", session: "s1", commentId: 5, maxEpoch: 0 },
       ],
+      complete: true,
     });
   });
 
@@ -70,7 +71,7 @@ describe("renderDashboard", () => {
     expect(empty).toContain("_No checkpoints or health signals yet._");
     expect(empty).toContain("_None._");
     const many = projectComments(
-      Array.from({ length: 15 }, (_, i) => comment(i + 1, cpBody(), { author: "mallory" })),
+      Array.from({ length: 15 }, (_, i) => comment(i + 1, cpBody(), { author: `mallory${i}` })),
       policy,
     );
     const out = renderDashboard(many, now, { maxAnomalies: 3 });

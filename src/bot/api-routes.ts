@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { BUILTIN_PHASE_MAPS } from "../protocol/index.ts";
+import { liveness } from "../projection/index.ts";
+import type { SessionTracker } from "./session-tracker.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import type { BotConfig } from "./bot-config.ts";
+
+export interface ApiDeps {
+  trackers: () => SessionTracker[];
+  ready: () => boolean;
+  metrics: BotMetrics;
+  config: Pick<BotConfig, "liveness">;
+  now: () => Date;
+}
+
+/** One GET route of the bot's API: answers from memory, never asks Forgejo. */
+export type ApiRoute = (url: URL, res: ServerResponse, d: ApiDeps, req: IncomingMessage) => Promise<true> | true;
+
+function send(res: ServerResponse, status: number, body: unknown): true {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+  return true;
+}
+
+/** Pick the tracker a query means: explicit repo+issue, or the only one holding the agent+session. */
+function pick(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
+  const repo = q.get("repo");
+  const issue = q.get("issue");
+  if (repo || issue) {
+    const t = trackers.find((x) => `${x.o.repo.owner}/${x.o.repo.repo}` === repo && String(x.o.issue) === issue);
+    return t ?? { status: 404, error: `no watched session issue ${repo}#${issue}` };
+  }
+  if (trackers.length === 1) return trackers[0] as SessionTracker;
+  if (agent !== undefined && session !== undefined) {
+    const holding = trackers.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
+    if (holding.length === 1) return holding[0] as SessionTracker;
+  }
+  return { status: 400, error: `${trackers.length} session issues are watched: pass repo=owner/repo&issue=N` };
+}
+
+const healthz: ApiRoute = (_url, res) => send(res, 200, { status: "ok" });
+
+const readyz: ApiRoute = (_url, res, d) => (d.ready() ? send(res, 200, { status: "ready" }) : send(res, 503, { status: "starting" }));
+
+const metrics: ApiRoute = async (_url, res, d): Promise<true> => {
+  const trackers = d.trackers();
+  const counts: Record<string, number> = { active: 0, stale: 0, silent: 0 };
+  for (const t of trackers) {
+    t.updateGauges();
+    for (const s of Object.values(t.livenessStates())) counts[s] = (counts[s] ?? 0) + 1;
+  }
+  for (const [k, v] of Object.entries(counts)) d.metrics.agents.set({ liveness: k }, v);
+  const text = await d.metrics.registry.metrics();
+  res.writeHead(200, { "content-type": d.metrics.registry.contentType });
+  res.end(text);
+  return true;
+};
+
+const sessions: ApiRoute = (_url, res, d) =>
+  send(
+    res,
+    200,
+    d.trackers().map((t) => {
+      const s = t.projection.snapshot();
+      return { repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue, comments: s.comments, agents: s.entries.length, anomalies: s.anomalies.length, watermark: s.watermark };
+    }),
+  );
+
+const agents: ApiRoute = (url, res, d) => {
+  const t = pick(d.trackers(), url.searchParams);
+  if (!("projection" in t)) return send(res, t.status, { error: t.error });
+  const now = d.now();
+  const snap = t.projection.snapshot();
+  return send(res, 200, {
+    repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
+    issue: t.o.issue,
+    agents: snap.entries.map((e) => ({ ...e, liveness: liveness(e, now, d.config.liveness) })),
+    anomalies: snap.anomalies,
+  });
+};
+
+const resume: ApiRoute = (url, res, d) => {
+  if (!d.ready()) return send(res, 503, { error: "starting: the first read of the session issue is not done" });
+  const agent = url.searchParams.get("agent");
+  const session = url.searchParams.get("session");
+  if (!agent || !session) {
+    d.metrics.resumes.inc({ result: "bad_request" });
+    return send(res, 400, { error: "agent and session are required: /api/resume?agent=A&session=S" });
+  }
+  const mapName = url.searchParams.get("map") ?? "implementation-worker";
+  // Own keys only: map=__proto__ or map=constructor must be a 400, not Object.prototype's members.
+  const map = Object.hasOwn(BUILTIN_PHASE_MAPS, mapName) ? BUILTIN_PHASE_MAPS[mapName] : undefined;
+  if (!map) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
+  const t = pick(d.trackers(), url.searchParams, agent, session);
+  if (!("projection" in t)) {
+    d.metrics.resumes.inc({ result: "bad_request" });
+    return send(res, t.status, { error: t.error });
+  }
+  const answer = t.projection.resume(agent, session, map);
+  d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
+  return send(res, 200, { ...answer, next_seq: (answer.checkpoint?.seq ?? 0) + 1, epoch: (answer.checkpoint?.epoch ?? 0) + 1, repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue });
+};
+
+/** The bot's API routes by path (docs/bot-api.openapi.yaml documents exactly these). */
+export const apiRoutes: Readonly<Record<string, ApiRoute>> = {
+  "/healthz": healthz,
+  "/readyz": readyz,
+  "/metrics": metrics,
+  "/api/sessions": sessions,
+  "/api/agents": agents,
+  "/api/resume": resume,
+};

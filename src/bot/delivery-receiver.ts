@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { Probot, ProbotOctokit, createNodeMiddleware } from "probot";
+import { isSessionIssue } from "../store/index.ts";
+import type { BotConfig } from "./bot-config.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import { handleDelivery } from "./handle-delivery.ts";
+import type { DeliveryDeps } from "./handle-delivery.ts";
+import { readCappedBody } from "./read-capped-body.ts";
+import type { TrackerRegistry } from "./tracker-registry.ts";
+
+export interface DeliveryReceiver {
+  /** Answer a POST to the webhook path (size cap, signature, dispatch). */
+  receive(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** Resolves when the deliveries received so far are handled. */
+  idle(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
+/**
+ * The webhook end of the bot: caps the body, checks the signature (Probot) or,
+ * in insecure development mode, only the JSON, and hands each delivery to
+ * handleDelivery. Deliveries in flight are tracked so tests and shutdown can wait.
+ */
+export async function createDeliveryReceiver(
+  config: BotConfig,
+  d: { registry: TrackerRegistry; clientApiUrl: string; selfLogin: string; logger: Logger; metrics: BotMetrics },
+): Promise<DeliveryReceiver> {
+  const { logger: log, metrics, registry } = d;
+  const inflight = new Set<Promise<unknown>>();
+  const deliveryDeps: DeliveryDeps = {
+    log,
+    metrics,
+    self: d.selfLogin,
+    watched: (r) => registry.watches(r),
+    track: (r, n) => registry.track(r, n),
+    tracker: (r, n) => registry.get(r, n),
+    isSessionIssue: (i) => isSessionIssue(i, config),
+  };
+  const run = (name: string, payload: unknown) => {
+    const p = handleDelivery(name, payload, deliveryDeps);
+    inflight.add(p);
+    return p.finally(() => inflight.delete(p));
+  };
+  const handler = await verifyingHandler(config, log, d.clientApiUrl, run);
+
+  return {
+    async receive(req, res) {
+      const body = await readCappedBody(req, config.maxWebhookBytes);
+      if (body === null) {
+        metrics.deliveries.inc({ event: String(req.headers["x-github-event"] ?? "unknown"), result: "too_large" });
+        log.warn({ limit: config.maxWebhookBytes }, "webhook body over CHECKPOST_MAX_WEBHOOK_BYTES: rejected");
+        res.writeHead(413, { connection: "close" }).end("payload too large");
+        return true;
+      }
+      Object.assign(req, { body });
+      return handler(req, res);
+    },
+    async idle() {
+      while (inflight.size) await Promise.allSettled([...inflight]);
+    },
+  };
+}
+
+/** Probot's signature-checking middleware, or the insecure JSON-only handler when configured so. */
+async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, run: (event: string, payload: unknown) => Promise<void>): Promise<Handler> {
+  // Probot verifies X-Hub-Signature-256, which Forgejo sends beside its own headers.
+  // Its throttling (3 s between writes) and retries (1/4/9 s) are off: the bot makes
+  // no writes through Probot's client, and our own client has the retry policy.
+  if (config.webhookSecret) {
+    const probot = new Probot({
+      githubToken: config.token,
+      baseUrl: apiUrl,
+      secret: config.webhookSecret,
+      log: log.child({ name: "probot" }),
+      Octokit: ProbotOctokit.defaults({ throttle: { enabled: false }, retry: { enabled: false } }),
+    });
+    const middleware = await createNodeMiddleware(
+      (app) => {
+        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload)));
+        app.on("issues", async (ctx) => void (await run("issues", ctx.payload)));
+      },
+      { probot, webhooksPath: config.webhookPath },
+    );
+    return async (req, res) => Boolean(await middleware(req, res));
+  }
+  if (config.insecure) {
+    log.warn("CHECKPOST_INSECURE_NO_WEBHOOK_SECRET is set: webhook deliveries are NOT authenticated. Never run this way on a network.");
+    return async (req, res) => {
+      const event = String(req.headers["x-forgejo-event"] ?? req.headers["x-github-event"] ?? "");
+      let payload: unknown;
+      try {
+        payload = JSON.parse(typeof req.body === "string" ? req.body : "");
+      } catch {
+        res.writeHead(400).end("invalid JSON");
+        return true;
+      }
+      await run(event, payload);
+      res.writeHead(200).end("ok");
+      return true;
+    };
+  }
+  throw new Error("createBot: webhookSecret is required unless insecure is set");
+}

@@ -1,0 +1,495 @@
+import pg from "pg";
+import type { Logger } from "pino";
+import type { ResumeIndex } from "../dashboard/index.ts";
+import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/index.ts";
+import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
+import { advanceWatermark } from "../projection-store/advance-watermark.ts";
+import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
+import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
+import { migrate } from "./migrate.ts";
+import { StoreUnavailableError } from "./store-unavailable-error.ts";
+
+export interface PostgresStoreOptions extends ProjectionStoreOptions {
+  /** postgres://user:password@host:port/database (CHECKPOST_DATABASE_URL). */
+  url: string;
+  /** Connections in this replica's pool. */
+  poolSize?: number;
+  logger?: Pick<Logger, "warn" | "error" | "info">;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+}
+
+/** Where a replica is in an issue's change feed (opaque). */
+export type FeedCursor = string;
+
+/** One Forgejo write begun under a lease (see fencedWrite). */
+export interface WriteLogRow {
+  name: string;
+  kind: string;
+  holder: string;
+  token: number;
+  startedMs: number;
+  endedMs: number | null;
+}
+
+interface CommentRow {
+  comment_id: string;
+  author: string;
+  created_at: string;
+  updated_at: string;
+  updated_ms: string | null;
+  hash: string;
+  multi: boolean;
+  body: string | null;
+  html_url: string | null;
+  deleted: boolean;
+}
+interface FeedRow extends CommentRow {
+  xid: string;
+}
+
+const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
+const PAGE = 2_000;
+/** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
+const EPOCH = "1970-01-01T00:00:00Z";
+
+const WRITE_COLS = COLS;
+
+/** A StoredComment as the values of WRITE_COLS. */
+function rowValues(r: StoredComment): unknown[] {
+  return [r.id, r.author, r.createdAt, r.updatedAt, r.updatedAt === "" ? null : Date.parse(r.updatedAt), r.hash, r.multi, r.body, r.htmlUrl ?? null, r.deleted];
+}
+
+function toStored(r: CommentRow): StoredComment {
+  return {
+    id: Number(r.comment_id),
+    author: r.author,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.html_url !== null ? { htmlUrl: r.html_url } : {}),
+    hash: r.hash,
+    multi: r.multi,
+    body: r.body,
+    deleted: r.deleted,
+  };
+}
+
+/**
+ * Projection events that rebuild what a stored row means: its newest version
+ * (body "" when not a protocol comment), then its delete. A row seen with more
+ * than one body is replayed with a placeholder earlier version first, so the
+ * fold marks it edited as the replica that saw both versions did.
+ */
+export function feedEvents(r: StoredComment): CommentEvent[] {
+  const out: CommentEvent[] = [];
+  if (r.updatedAt !== "") {
+    const comment: CommentRecord = { id: r.id, author: r.author, body: r.body ?? "", createdAt: r.createdAt, updatedAt: r.updatedAt, ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
+    if (r.multi) out.push({ type: "upsert", comment: { ...comment, body: "\u0000edited", updatedAt: EPOCH } });
+    out.push({ type: "upsert", comment });
+  }
+  if (r.deleted) out.push({ type: "delete", commentId: r.id });
+  return out;
+}
+
+/**
+ * The ProjectionStore on PostgreSQL, shared by bot replicas. Every replica
+ * writes what it learns (webhook, poll, reconcile) in one transaction,
+ * idempotently by delivery id and by comment version; every replica folds the
+ * issue's change feed (readChanges) into its in-memory projection. Leases live
+ * in a table with a fencing token; expiry is judged by PostgreSQL's clock, the
+ * one clock all replicas share. Schema: migrations.ts, applied at open.
+ */
+export class PostgresProjectionStore implements ProjectionStore {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly log: PostgresStoreOptions["logger"],
+    private readonly clock: (() => number) | undefined,
+  ) {}
+
+  /** Connect and bring the schema up to date (see migrate). */
+  static async open(o: PostgresStoreOptions): Promise<PostgresProjectionStore> {
+    const pool = new pg.Pool({
+      connectionString: o.url,
+      max: o.poolSize ?? 5,
+      application_name: o.applicationName ?? "checkpost",
+      connectionTimeoutMillis: 5_000,
+      // A query that hangs (network partition) must fail, not hold a delivery forever.
+      query_timeout: 15_000,
+    });
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on("error", (e) => o.logger?.warn({ err: e }, "PostgreSQL connection lost; will reconnect"));
+    try {
+      const c = await pool.connect();
+      try {
+        await migrate(c);
+      } finally {
+        c.release();
+      }
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw new StoreUnavailableError(`cannot open the PostgreSQL store (check CHECKPOST_DATABASE_URL and that the server is up): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    return new PostgresProjectionStore(pool, o.logger, o.now);
+  }
+
+  /** The store's clock as a query parameter: null means PostgreSQL's own. */
+  private nowParam(): number | null {
+    return this.clock ? this.clock() : null;
+  }
+
+  /** True when PostgreSQL answers now (readiness). */
+  async ping(): Promise<boolean> {
+    try {
+      await this.pool.query("SELECT 1");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  // ---- comments -----------------------------------------------------------
+
+  async applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    return this.tx(async (c) => {
+      if (deliveryId !== null) {
+        const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, this.clock?.() ?? Date.now()]);
+        if (r.rowCount === 0) return { duplicate: true, changed: [] };
+      }
+      const changedIds = new Set<CommentEvent>();
+      // One lock order for every transaction, so two replicas storing overlapping lists never deadlock.
+      const idOf = (e: CommentEvent) => (e.type === "delete" ? e.commentId : e.comment.id);
+      const ordered = [...events].sort((a, b) => idOf(a) - idOf(b));
+      for (const e of ordered) if (await this.applyOne(c, issue, e)) changedIds.add(e);
+      await this.advanceWatermark(c, issue, events);
+      return { duplicate: false, changed: events.filter((e) => changedIds.has(e)) };
+    });
+  }
+
+  /**
+   * Fold one event into its row under a row lock (foldStoredComment, the rule
+   * the SQLite store uses too). True when the row changed.
+   */
+  private async applyOne(c: pg.PoolClient, issue: IssueKey, e: CommentEvent): Promise<boolean> {
+    const id = e.type === "delete" ? e.commentId : e.comment.id;
+    const select = () => c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id]);
+    let row = (await select()).rows[0];
+    if (!row) {
+      const first = foldStoredComment(undefined, e);
+      if (!first) return false;
+      const ins = await c.query(`INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`, [issue, ...rowValues(first)]);
+      if (ins.rowCount) return true;
+      // Another replica inserted it meanwhile: wait for its transaction, then fold onto its row.
+      row = (await select()).rows[0];
+      if (!row) throw new Error(`comment ${id} vanished while being stored`);
+    }
+    const next = foldStoredComment(toStored(row), e);
+    if (!next) return false;
+    await c.query(
+      `UPDATE checkpost_comments SET (${WRITE_COLS}) = ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11), applied = applied + 1, xid = pg_current_xact_id()
+       WHERE issue_key = $1 AND comment_id = $2`,
+      [issue, ...rowValues(next)],
+    );
+    return true;
+  }
+
+  /** The newest updated second seen and the ids seen in it (advanceWatermark, as SQLite). */
+  private async advanceWatermark(c: pg.PoolClient, issue: IssueKey, events: readonly CommentEvent[]): Promise<void> {
+    if (!events.some((e) => e.type === "upsert")) return;
+    const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue])).rows[0];
+    const w0: Watermark | null = cur ? { updatedAtSecond: Number(cur.s), idsInSecond: cur.ids.map(Number) } : null;
+    let w = w0;
+    for (const e of events) if (e.type === "upsert") w = advanceWatermark(w, e.comment.id, e.comment.updatedAt);
+    if (!w || w === w0) return;
+    await c.query(
+      `INSERT INTO checkpost_watermarks (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3)
+       ON CONFLICT (issue_key) DO UPDATE SET updated_at_second = excluded.updated_at_second, ids_in_second = excluded.ids_in_second`,
+      [issue, w.updatedAtSecond, w.idsInSecond],
+    );
+  }
+
+  async comments(issue: IssueKey): Promise<StoredComment[]> {
+    return this.guard(async () => (await this.pool.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 ORDER BY comment_id`, [issue])).rows.map(toStored));
+  }
+
+  async commentCount(issue: IssueKey): Promise<number> {
+    return this.guard(async () => (await this.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM checkpost_comments WHERE issue_key = $1 AND NOT deleted", [issue])).rows[0]?.n ?? 0);
+  }
+
+  async watermark(issue: IssueKey): Promise<Watermark | null> {
+    return this.guard(async () => {
+      const r = (await this.pool.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1", [issue])).rows[0];
+      return r ? { updatedAtSecond: Number(r.s), idsInSecond: r.ids.map(Number) } : null;
+    });
+  }
+
+  async clearIssue(issue: IssueKey): Promise<void> {
+    await this.tx(async (c) => {
+      for (const t of ["checkpost_comments", "checkpost_watermarks", "checkpost_entries", "checkpost_resume_index", "checkpost_alerts", "checkpost_issue_meta"])
+        await c.query(`DELETE FROM ${t} WHERE issue_key = $1`, [issue]);
+    });
+  }
+
+  async issues(): Promise<IssueKey[]> {
+    return this.guard(async () => {
+      const r = await this.pool.query<{ k: string }>(
+        `SELECT issue_key AS k FROM checkpost_comments UNION SELECT issue_key FROM checkpost_watermarks UNION SELECT issue_key FROM checkpost_entries
+         UNION SELECT issue_key FROM checkpost_resume_index UNION SELECT issue_key FROM checkpost_alerts UNION SELECT issue_key FROM checkpost_issue_meta ORDER BY 1`,
+      );
+      return r.rows.map((x) => x.k);
+    });
+  }
+
+  /**
+   * What changed on an issue since `cursor` (null: everything), as projection
+   * events, and the cursor to pass next time. Rows are found by the id of the
+   * transaction that last wrote them; the next cursor is the oldest transaction
+   * still running when this read began, so one that commits late is still seen
+   * (a row may come twice; folding is idempotent).
+   */
+  async readChanges(issue: IssueKey, cursor: FeedCursor | null): Promise<{ events: CommentEvent[]; cursor: FeedCursor }> {
+    return this.guard(async () => {
+      const xmin = (await this.pool.query<{ x: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x")).rows[0]?.x ?? "0";
+      const events: CommentEvent[] = [];
+      let fromXid = cursor ?? "0";
+      let fromId = -1;
+      for (;;) {
+        const rows = (
+          await this.pool.query<FeedRow>(
+            `SELECT ${COLS}, xid::text AS xid FROM checkpost_comments
+             WHERE issue_key = $1 AND (xid > $2::xid8 OR (xid = $2::xid8 AND comment_id > $3))
+             ORDER BY xid, comment_id LIMIT ${PAGE}`,
+            [issue, fromXid, fromId],
+          )
+        ).rows;
+        for (const r of rows) events.push(...feedEvents(toStored(r)));
+        if (rows.length < PAGE) break;
+        const last = rows[rows.length - 1] as FeedRow;
+        fromXid = last.xid;
+        fromId = Number(last.comment_id);
+      }
+      return { events, cursor: xmin };
+    });
+  }
+
+  /** Times each comment's row changed, by id (the chaos test checks none changed more than its versions). */
+  async appliedCounts(issue: IssueKey): Promise<Map<number, number>> {
+    const rows = (await this.guard(() => this.pool.query<{ comment_id: string; applied: number }>("SELECT comment_id, applied FROM checkpost_comments WHERE issue_key = $1", [issue]))).rows;
+    return new Map(rows.map((r) => [Number(r.comment_id), r.applied]));
+  }
+
+  // ---- derived state --------------------------------------------------------
+
+  async putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed: readonly { agent: string; session: string }[] = []): Promise<void> {
+    if (!entries.length && !removed.length) return;
+    await this.tx(async (c) => {
+      for (const r of removed) await c.query("DELETE FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, r.agent, r.session]);
+      for (const e of entries)
+        await c.query(
+          "INSERT INTO checkpost_entries (issue_key, agent, session, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (issue_key, agent, session) DO UPDATE SET entry = excluded.entry",
+          [issue, e.agent, e.session, JSON.stringify(e)],
+        );
+    });
+  }
+
+  async entries(issue: IssueKey): Promise<AgentEntry[]> {
+    return this.guard(async () => (await this.pool.query<{ entry: AgentEntry }>("SELECT entry FROM checkpost_entries WHERE issue_key = $1 ORDER BY agent, session", [issue])).rows.map((r) => r.entry));
+  }
+
+  async entry(issue: IssueKey, agent: string, session: string): Promise<AgentEntry | null> {
+    return this.guard(async () => (await this.pool.query<{ entry: AgentEntry }>("SELECT entry FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, agent, session])).rows[0]?.entry ?? null);
+  }
+
+  async putResumeIndex(fence: Fence, issue: IssueKey, index: ResumeIndex): Promise<void> {
+    await this.fenced(fence, (c) =>
+      c.query("INSERT INTO checkpost_resume_index (issue_key, index, token) VALUES ($1, $2, $3) ON CONFLICT (issue_key) DO UPDATE SET index = excluded.index, token = excluded.token", [issue, JSON.stringify(index), fence.token]),
+    );
+  }
+
+  async resumeIndex(issue: IssueKey): Promise<ResumeIndex | null> {
+    return this.guard(async () => (await this.pool.query<{ index: ResumeIndex }>("SELECT index FROM checkpost_resume_index WHERE issue_key = $1", [issue])).rows[0]?.index ?? null);
+  }
+
+  async recordAlert(fence: Fence, issue: IssueKey, alertKey: string): Promise<boolean> {
+    return this.fenced(fence, async (c) => {
+      const r = await c.query("INSERT INTO checkpost_alerts (issue_key, alert_key, token) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [issue, alertKey, fence.token]);
+      return r.rowCount === 1;
+    });
+  }
+
+  async hasAlert(issue: IssueKey, alertKey: string): Promise<boolean> {
+    return this.guard(async () => (await this.pool.query("SELECT 1 FROM checkpost_alerts WHERE issue_key = $1 AND alert_key = $2", [issue, alertKey])).rowCount === 1);
+  }
+
+  async issueMeta(issue: IssueKey): Promise<IssueMeta> {
+    return this.guard(async () => IssueMetaSchema.parse((await this.pool.query<{ meta: unknown }>("SELECT meta FROM checkpost_issue_meta WHERE issue_key = $1", [issue])).rows[0]?.meta ?? {}));
+  }
+
+  async updateIssueMeta(fence: Fence, issue: IssueKey, patch: Partial<IssueMeta>): Promise<IssueMeta> {
+    return this.fenced(fence, async (c) => {
+      const cur = IssueMetaSchema.parse((await c.query<{ meta: unknown }>("SELECT meta FROM checkpost_issue_meta WHERE issue_key = $1 FOR UPDATE", [issue])).rows[0]?.meta ?? {});
+      const next = IssueMetaSchema.parse({ ...cur, ...patch });
+      await c.query("INSERT INTO checkpost_issue_meta (issue_key, meta) VALUES ($1, $2) ON CONFLICT (issue_key) DO UPDATE SET meta = excluded.meta", [issue, JSON.stringify(next)]);
+      return next;
+    });
+  }
+
+  async pruneDeliveries(olderThanMs: number): Promise<number> {
+    return this.guard(async () => (await this.pool.query("DELETE FROM checkpost_deliveries WHERE received_ms < $1", [olderThanMs])).rowCount ?? 0);
+  }
+
+  // ---- leases ---------------------------------------------------------------
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<Lease | null> {
+    return this.guard(async () => {
+      const r = await this.pool.query<{ token: string; expires_ms: string }>(
+        `WITH now AS (SELECT COALESCE($4::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms)
+         INSERT INTO checkpost_leases AS l (name, holder, token, expires_ms, acquired_ms)
+         SELECT $1, $2, 1, now.ms + $3, now.ms FROM now
+         ON CONFLICT (name) DO UPDATE
+           SET holder = excluded.holder, token = l.token + 1, expires_ms = excluded.expires_ms, acquired_ms = excluded.acquired_ms
+           WHERE l.expires_ms <= excluded.acquired_ms OR l.holder = excluded.holder
+         RETURNING token::text, expires_ms::text`,
+        [name, holder, ttlMs, this.nowParam()],
+      );
+      const row = r.rows[0];
+      return row ? { name, holder, token: Number(row.token), expiresAtMs: Number(row.expires_ms) } : null;
+    });
+  }
+
+  async renewLease(lease: Lease, ttlMs: number): Promise<Lease | null> {
+    return this.guard(async () => {
+      const r = await this.pool.query<{ expires_ms: string }>(
+        `WITH now AS (SELECT COALESCE($5::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms)
+         UPDATE checkpost_leases SET expires_ms = now.ms + $4 FROM now
+         WHERE name = $1 AND holder = $2 AND token = $3 AND expires_ms > now.ms
+         RETURNING expires_ms::text`,
+        [lease.name, lease.holder, lease.token, ttlMs, this.nowParam()],
+      );
+      const row = r.rows[0];
+      return row ? { ...lease, expiresAtMs: Number(row.expires_ms) } : null;
+    });
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.guard(() =>
+      this.pool.query(
+        `UPDATE checkpost_leases SET expires_ms = LEAST(expires_ms, COALESCE($4::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint))
+         WHERE name = $1 AND holder = $2 AND token = $3`,
+        [lease.name, lease.holder, lease.token, this.nowParam()],
+      ),
+    );
+  }
+
+  async checkFence(fence: Fence): Promise<void> {
+    await this.fenced(fence, async () => undefined);
+  }
+
+  /** The lease as stored now, whoever holds it (null: never taken). */
+  async currentLease(name: string): Promise<(Lease & { live: boolean }) | null> {
+    return this.guard(async () => {
+      const row = (
+        await this.pool.query<{ holder: string; token: string; expires_ms: string; live: boolean }>(
+          `SELECT holder, token::text, expires_ms::text, expires_ms > COALESCE($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS live
+           FROM checkpost_leases WHERE name = $1`,
+          [name, this.nowParam()],
+        )
+      ).rows[0];
+      return row ? { name, holder: row.holder, token: Number(row.token), expiresAtMs: Number(row.expires_ms), live: row.live } : null;
+    });
+  }
+
+  /** Note that a replica is alive; returns how many were seen within `withinMs` (itself included). */
+  async heartbeat(replicaId: string, withinMs: number): Promise<number> {
+    return this.guard(async () => {
+      const now = this.clock?.() ?? null;
+      await this.pool.query(
+        "INSERT INTO checkpost_replicas (replica_id, seen_ms) VALUES ($1, COALESCE($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)) ON CONFLICT (replica_id) DO UPDATE SET seen_ms = excluded.seen_ms",
+        [replicaId, now],
+      );
+      const r = await this.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM checkpost_replicas WHERE seen_ms > COALESCE($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) - $1",
+        [withinMs, now],
+      );
+      return r.rows[0]?.n ?? 1;
+    });
+  }
+
+  /**
+   * One write to Forgejo under a lease: begun only if the fence is the lease's
+   * current, unexpired token (checked and logged in one transaction holding
+   * the lease row, so a takeover cannot interleave), else StaleLeaseError and
+   * `write` is not called. The log row is closed when the write returns.
+   */
+  async fencedWrite<T>(fence: Fence & { holder: string }, kind: string, write: () => Promise<T>): Promise<T> {
+    const id = await this.fenced(fence, async (c, nowMs) => {
+      const r = await c.query<{ id: string }>("INSERT INTO checkpost_write_log (name, kind, holder, token, started_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id::text", [fence.name, kind, fence.holder, fence.token, nowMs]);
+      return r.rows[0]?.id as string;
+    });
+    try {
+      return await write();
+    } finally {
+      await this.pool
+        .query("UPDATE checkpost_write_log SET ended_ms = COALESCE($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) WHERE id = $1", [id, this.nowParam()])
+        .catch((e: unknown) => this.log?.warn({ err: e }, "could not close a write-log row"));
+    }
+  }
+
+  async writeLog(name?: string): Promise<WriteLogRow[]> {
+    const r = await this.guard(() =>
+      this.pool.query<{ name: string; kind: string; holder: string; token: string; started_ms: string; ended_ms: string | null }>(
+        `SELECT name, kind, holder, token::text, started_ms::text, ended_ms::text FROM checkpost_write_log ${name ? "WHERE name = $1" : ""} ORDER BY started_ms, id`,
+        name ? [name] : [],
+      ),
+    );
+    return r.rows.map((x) => ({ name: x.name, kind: x.kind, holder: x.holder, token: Number(x.token), startedMs: Number(x.started_ms), endedMs: x.ended_ms === null ? null : Number(x.ended_ms) }));
+  }
+
+  /**
+   * Run `fn` in a transaction that first locks the lease row (FOR SHARE: a
+   * takeover's UPDATE waits for us) and checks the fence is current and live.
+   */
+  private async fenced<T>(fence: Fence, fn: (c: pg.PoolClient, nowMs: number) => Promise<T>): Promise<T> {
+    return this.tx(async (c) => {
+      const row = (
+        await c.query<{ token: string; live: boolean; now_ms: string }>(
+          `WITH now AS (SELECT COALESCE($2::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS ms)
+           SELECT token::text, expires_ms > now.ms AS live, now.ms::text AS now_ms FROM checkpost_leases, now WHERE name = $1 FOR SHARE OF checkpost_leases`,
+          [fence.name, this.nowParam()],
+        )
+      ).rows[0];
+      if (!row || Number(row.token) !== fence.token || !row.live) throw new StaleLeaseError(fence.name, fence.token, row ? Number(row.token) : null);
+      return fn(c, Number(row.now_ms));
+    });
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const c = await this.pool.connect();
+      try {
+        await c.query("BEGIN");
+        const out = await fn(c);
+        await c.query("COMMIT");
+        return out;
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        c.release();
+      }
+    });
+  }
+
+  /** Connection and server errors become StoreUnavailableError; StaleLeaseError passes through. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof StaleLeaseError || e instanceof StoreUnavailableError) throw e;
+      throw new StoreUnavailableError(`PostgreSQL store: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { z } from "zod";
+import type { AgentEntry, CommentEvent } from "../projection/index.ts";
+import type { ResumeIndex } from "../dashboard/index.ts";
+
+/**
+ * Which session issue a row belongs to: "owner/repo#n", lower-cased (Forgejo's
+ * owner and repository names compare case-insensitively). See issueKey().
+ */
+export type IssueKey = string;
+
+/**
+ * One comment as the store keeps it: the newest version seen and enough to fold
+ * it into a projection again after a restart, without asking Forgejo. Bodies
+ * are kept only for protocol comments (`[CHECKPOINT]`/`[HEALTH]`): other
+ * comments need only their id, time and digest (watermark, edit detection).
+ */
+export interface StoredComment {
+  id: number;
+  author: string;
+  /** RFC 3339, as Forgejo sent it. */
+  createdAt: string;
+  updatedAt: string;
+  htmlUrl?: string;
+  /** bodyHash() of the newest version's body. */
+  hash: string;
+  /** More than one distinct body was ever seen for this id (an edit); sticky. */
+  multi: boolean;
+  /** The newest version's body for protocol comments, else null. */
+  body: string | null;
+  /** Deleted on Forgejo: kept as a tombstone, never brought back by a late upsert. */
+  deleted: boolean;
+}
+
+/**
+ * How far the incremental reads have come. Forgejo's `since` has whole-second
+ * resolution and is inclusive, so the next read starts at `updatedAtSecond`
+ * again; `idsInSecond` are the comment ids already seen with that second, so a
+ * reader can tell the re-read boundary from news.
+ */
+export interface Watermark {
+  /** Unix seconds of the newest `updated_at` stored. */
+  updatedAtSecond: number;
+  /** Ascending. */
+  idsInSecond: number[];
+}
+
+/** What one `applyDelivery` did. */
+export interface ApplyResult {
+  /** The delivery id had been applied before: nothing was changed. */
+  duplicate: boolean;
+  /**
+   * The events that changed the stored comments (a new comment, a newer
+   * version, a first delete), in the order given: fold exactly these into an
+   * in-memory projection. Re-sent and older versions are left out.
+   */
+  changed: CommentEvent[];
+}
+
+/**
+ * A time-limited right to be the one writer for something (a session issue).
+ * `token` grows by at least one with every acquisition of the same name, never
+ * with a renewal: it is the fencing token every leader write carries.
+ */
+export interface Lease {
+  name: string;
+  holder: string;
+  token: number;
+  /** Unix ms, by the store's clock. */
+  expiresAtMs: number;
+}
+
+/** What a leader write carries; the store refuses it (StaleLeaseError) unless `token` is the lease's current one. */
+export type Fence = Pick<Lease, "name" | "token">;
+
+/** Per-issue bookkeeping of rollover and compaction (shown on the dashboard, followed by `history`). */
+export const IssueMetaSchema = z.object({
+  /** The issue this one continues (rollover), if any. */
+  predecessor: z.number().int().positive().optional(),
+  /** The issue that continues this one, once rolled over. */
+  successor: z.number().int().positive().optional(),
+  /** Comment ids carried to the successor, so a save racing the rollover is carried after it. */
+  carried: z.array(z.number().int().positive()).optional(),
+  compaction: z
+    .object({
+      deleted: z.number().int().min(0),
+      archived: z.number().int().min(0),
+      /** browser_download_url of the newest archive asset. */
+      archiveUrl: z.string().optional(),
+      lastRunAt: z.string().optional(),
+    })
+    .optional(),
+});
+export type IssueMeta = z.infer<typeof IssueMetaSchema>;
+
+/** Options every implementation accepts. */
+export interface ProjectionStoreOptions {
+  /** The store's clock for lease expiry (tests move it); default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * The bot's durable state, per session issue: the comments it has folded
+ * (newest version each, tombstones for deletes), the watermark of its
+ * incremental reads, its per agent+session entries (the newest derived state,
+ * what /api/* serves), the resume index last written, alerts already posted,
+ * delivery ids already applied, rollover/compaction bookkeeping, and the
+ * leases that make one process the writer.
+ *
+ * Implemented on SQLite (one process; createSqliteProjectionStore) and on
+ * PostgreSQL (replicas). Every method is async and each one is atomic: a
+ * method either applies all it was given or nothing. Methods that write on
+ * behalf of the leader (Forgejo-visible effects: dashboard, alerts, rollover,
+ * compaction) take a Fence and refuse a stale token, so a deposed leader's
+ * late write changes nothing. The contract is test/helpers/projection-store-contract.ts.
+ */
+export interface ProjectionStore {
+  /**
+   * Fold one delivery's events into the stored comments, atomically: if
+   * `deliveryId` (X-Forgejo-Delivery) was applied before, nothing changes
+   * (`duplicate: true`); otherwise the id is recorded and each event applied by
+   * comment id and version (newest updatedAt, ties by larger hash, as the
+   * projection does; deletes are for good). Polls and reconciles pass
+   * `deliveryId: null` (no delivery to dedupe). Advances the watermark.
+   */
+  applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult>;
+  /** Every stored comment of the issue, tombstones included, ascending by id. */
+  comments(issue: IssueKey): Promise<StoredComment[]>;
+  /** Number of live (not deleted) comments. */
+  commentCount(issue: IssueKey): Promise<number>;
+  watermark(issue: IssueKey): Promise<Watermark | null>;
+  /** Forget everything stored about an issue (`checkpost rebuild`). Leases are kept. */
+  clearIssue(issue: IssueKey): Promise<void>;
+  /** Issues with anything stored. */
+  issues(): Promise<IssueKey[]>;
+
+  /** Replace the entries of the given agent+sessions (by agent, session); `removed` keys are deleted. */
+  putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed?: readonly { agent: string; session: string }[]): Promise<void>;
+  /** Entries sorted by agent then session (code points). */
+  entries(issue: IssueKey): Promise<AgentEntry[]>;
+  entry(issue: IssueKey, agent: string, session: string): Promise<AgentEntry | null>;
+
+  putResumeIndex(fence: Fence, issue: IssueKey, index: ResumeIndex): Promise<void>;
+  resumeIndex(issue: IssueKey): Promise<ResumeIndex | null>;
+
+  /** Record an alert as posted; false when it already was (post nothing then). */
+  recordAlert(fence: Fence, issue: IssueKey, alertKey: string): Promise<boolean>;
+  hasAlert(issue: IssueKey, alertKey: string): Promise<boolean>;
+
+  issueMeta(issue: IssueKey): Promise<IssueMeta>;
+  /** Merge into the stored meta (shallow, by top-level key). */
+  updateIssueMeta(fence: Fence, issue: IssueKey, patch: Partial<IssueMeta>): Promise<IssueMeta>;
+
+  /** Delivery ids older than this are forgotten (Forgejo redelivers only recent ones). Returns how many. */
+  pruneDeliveries(olderThanMs: number): Promise<number>;
+
+  /**
+   * Take the lease if it is free or expired: a new, higher token. Null when
+   * another holder's lease is unexpired. The same holder re-acquiring its own
+   * live lease gets a new token too (its earlier writes are fenced off).
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<Lease | null>;
+  /** Extend a lease still held with this token; null if it was lost (expired and taken, or released). */
+  renewLease(lease: Lease, ttlMs: number): Promise<Lease | null>;
+  /** Give the lease up now (only if still held with this token). */
+  releaseLease(lease: Lease): Promise<void>;
+  /** Throws StaleLeaseError unless `fence.token` is the current token of an unexpired lease. */
+  checkFence(fence: Fence): Promise<void>;
+
+  close(): Promise<void>;
+}

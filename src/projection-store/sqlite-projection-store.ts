@@ -1,0 +1,232 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { AgentEntry, CommentEvent } from "../projection/index.ts";
+import type { ResumeIndex } from "../dashboard/index.ts";
+import { advanceWatermark } from "./advance-watermark.ts";
+import { foldStoredComment } from "./fold-stored-comment.ts";
+import { IssueMetaSchema } from "./projection-store.ts";
+import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
+import { StaleLeaseError } from "./stale-lease-error.ts";
+
+/** Bump with every change to SCHEMA; older files are migrated by MIGRATIONS[old version]. */
+const SCHEMA_VERSION = 1;
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS comments (
+  issue TEXT NOT NULL, id INTEGER NOT NULL, author TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  html_url TEXT, hash TEXT NOT NULL, multi INTEGER NOT NULL, body TEXT, deleted INTEGER NOT NULL,
+  PRIMARY KEY (issue, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS watermarks (issue TEXT PRIMARY KEY, second INTEGER NOT NULL, ids TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (issue TEXT NOT NULL, agent TEXT NOT NULL, session TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (issue, agent, session)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS resume_index (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS alerts (issue TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (issue, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS issue_meta (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, issue TEXT NOT NULL, at_ms INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS deliveries_at ON deliveries (at_ms);
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT, token INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
+`;
+
+interface CommentRow {
+  id: number;
+  author: string;
+  created_at: string;
+  updated_at: string;
+  html_url: string | null;
+  hash: string;
+  multi: number;
+  body: string | null;
+  deleted: number;
+}
+interface LeaseRow {
+  name: string;
+  holder: string | null;
+  token: number;
+  expires_ms: number;
+}
+
+const toStored = (r: CommentRow): StoredComment => ({
+  id: r.id,
+  author: r.author,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  ...(r.html_url !== null ? { htmlUrl: r.html_url } : {}),
+  hash: r.hash,
+  multi: r.multi === 1,
+  body: r.body,
+  deleted: r.deleted === 1,
+});
+
+/**
+ * The ProjectionStore on one SQLite file (better-sqlite3, WAL). Several
+ * processes may open the same file: writes are serialised by SQLite's write
+ * lock (BEGIN IMMEDIATE, busy timeout), so leases and delivery dedupe hold
+ * across them. better-sqlite3 is synchronous; the methods are async only to
+ * share the interface with PostgreSQL.
+ */
+export function createSqliteProjectionStore(file: string, options: ProjectionStoreOptions = {}): ProjectionStore {
+  const now = options.now ?? Date.now;
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  migrate(db);
+
+  const cache = new Map<string, Database.Statement>();
+  const st = (sql: string): Database.Statement => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
+  /** Run fn in a write transaction taken at BEGIN (no lock upgrade race between processes). */
+  const write = <T>(fn: () => T): T => db.transaction(fn).immediate();
+
+  const getComment = (issue: string, id: number) => st("SELECT * FROM comments WHERE issue = ? AND id = ?").get(issue, id) as CommentRow | undefined;
+  const putComment = (issue: string, c: StoredComment) =>
+    st(
+      "INSERT INTO comments (issue, id, author, created_at, updated_at, html_url, hash, multi, body, deleted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (issue, id) DO UPDATE SET author = excluded.author, created_at = excluded.created_at, updated_at = excluded.updated_at, html_url = excluded.html_url, " +
+        "hash = excluded.hash, multi = excluded.multi, body = excluded.body, deleted = excluded.deleted",
+    ).run(issue, c.id, c.author, c.createdAt, c.updatedAt, c.htmlUrl ?? null, c.hash, c.multi ? 1 : 0, c.body, c.deleted ? 1 : 0);
+  const getWatermark = (issue: string): Watermark | null => {
+    const r = st("SELECT second, ids FROM watermarks WHERE issue = ?").get(issue) as { second: number; ids: string } | undefined;
+    return r ? { updatedAtSecond: r.second, idsInSecond: JSON.parse(r.ids) as number[] } : null;
+  };
+  const leaseRow = (name: string) => st("SELECT * FROM leases WHERE name = ?").get(name) as LeaseRow | undefined;
+  const fenceOk = (fence: Fence) => {
+    const r = leaseRow(fence.name);
+    if (!r || r.holder === null || r.token !== fence.token || r.expires_ms <= now()) throw new StaleLeaseError(fence.name, fence.token, r && r.holder !== null && r.expires_ms > now() ? r.token : null);
+  };
+  const getMeta = (issue: string): IssueMeta => {
+    const r = st("SELECT json FROM issue_meta WHERE issue = ?").get(issue) as { json: string } | undefined;
+    return r ? IssueMetaSchema.parse(JSON.parse(r.json)) : {};
+  };
+
+  const apply = (issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): ApplyResult => {
+    if (deliveryId !== null) {
+      const inserted = st("INSERT INTO deliveries (id, issue, at_ms) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING").run(deliveryId, issue, now());
+      if (inserted.changes === 0) return { duplicate: true, changed: [] };
+    }
+    const changed: CommentEvent[] = [];
+    let w = getWatermark(issue);
+    const w0 = w;
+    for (const ev of events) {
+      const id = ev.type === "delete" ? ev.commentId : ev.comment.id;
+      const prevRow = getComment(issue, id);
+      const next = foldStoredComment(prevRow && toStored(prevRow), ev);
+      if (!next) continue;
+      putComment(issue, next);
+      changed.push(ev);
+      if (ev.type === "upsert") w = advanceWatermark(w, ev.comment.id, ev.comment.updatedAt);
+    }
+    if (w && w !== w0) st("INSERT OR REPLACE INTO watermarks (issue, second, ids) VALUES (?, ?, ?)").run(issue, w.updatedAtSecond, JSON.stringify(w.idsInSecond));
+    return { duplicate: false, changed };
+  };
+
+  return {
+    async applyDelivery(issue, deliveryId, events) {
+      return write(() => apply(issue, deliveryId, events));
+    },
+    async comments(issue) {
+      return (st("SELECT * FROM comments WHERE issue = ? ORDER BY id").all(issue) as CommentRow[]).map(toStored);
+    },
+    async commentCount(issue) {
+      return (st("SELECT COUNT(*) AS n FROM comments WHERE issue = ? AND deleted = 0").get(issue) as { n: number }).n;
+    },
+    async watermark(issue) {
+      return getWatermark(issue);
+    },
+    async clearIssue(issue) {
+      write(() => {
+        for (const t of ["comments", "watermarks", "entries", "resume_index", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
+      });
+    },
+    async issues() {
+      return (st("SELECT DISTINCT issue FROM comments UNION SELECT issue FROM issue_meta ORDER BY 1").all() as { issue: string }[]).map((r) => r.issue);
+    },
+    async putEntries(issue, entries, removed = []) {
+      write(() => {
+        for (const r of removed) st("DELETE FROM entries WHERE issue = ? AND agent = ? AND session = ?").run(issue, r.agent, r.session);
+        for (const e of entries) st("INSERT OR REPLACE INTO entries (issue, agent, session, json) VALUES (?, ?, ?, ?)").run(issue, e.agent, e.session, JSON.stringify(e));
+      });
+    },
+    async entries(issue) {
+      // BINARY collation compares UTF-8 bytes: code point order, as the projection sorts.
+      return (st("SELECT json FROM entries WHERE issue = ? ORDER BY agent, session").all(issue) as { json: string }[]).map((r) => JSON.parse(r.json) as AgentEntry);
+    },
+    async entry(issue, agent, session) {
+      const r = st("SELECT json FROM entries WHERE issue = ? AND agent = ? AND session = ?").get(issue, agent, session) as { json: string } | undefined;
+      return r ? (JSON.parse(r.json) as AgentEntry) : null;
+    },
+    async putResumeIndex(fence, issue, index) {
+      write(() => {
+        fenceOk(fence);
+        st("INSERT OR REPLACE INTO resume_index (issue, json) VALUES (?, ?)").run(issue, JSON.stringify(index));
+      });
+    },
+    async resumeIndex(issue) {
+      const r = st("SELECT json FROM resume_index WHERE issue = ?").get(issue) as { json: string } | undefined;
+      return r ? (JSON.parse(r.json) as ResumeIndex) : null;
+    },
+    async recordAlert(fence, issue, alertKey) {
+      return write(() => {
+        fenceOk(fence);
+        return st("INSERT INTO alerts (issue, key) VALUES (?, ?) ON CONFLICT DO NOTHING").run(issue, alertKey).changes === 1;
+      });
+    },
+    async hasAlert(issue, alertKey) {
+      return st("SELECT 1 FROM alerts WHERE issue = ? AND key = ?").get(issue, alertKey) !== undefined;
+    },
+    async issueMeta(issue) {
+      return getMeta(issue);
+    },
+    async updateIssueMeta(fence, issue, patch) {
+      return write(() => {
+        fenceOk(fence);
+        const next = IssueMetaSchema.parse({ ...getMeta(issue), ...patch });
+        st("INSERT OR REPLACE INTO issue_meta (issue, json) VALUES (?, ?)").run(issue, JSON.stringify(next));
+        return next;
+      });
+    },
+    async pruneDeliveries(olderThanMs) {
+      return write(() => st("DELETE FROM deliveries WHERE at_ms < ?").run(olderThanMs).changes);
+    },
+    async acquireLease(name, holder, ttlMs) {
+      return write(() => {
+        const r = leaseRow(name);
+        const t = now();
+        if (r && r.holder !== null && r.holder !== holder && r.expires_ms > t) return null;
+        const lease: Lease = { name, holder, token: (r?.token ?? 0) + 1, expiresAtMs: t + ttlMs };
+        st("INSERT OR REPLACE INTO leases (name, holder, token, expires_ms) VALUES (?, ?, ?, ?)").run(name, holder, lease.token, lease.expiresAtMs);
+        return lease;
+      });
+    },
+    async renewLease(lease, ttlMs) {
+      return write(() => {
+        const r = leaseRow(lease.name);
+        const t = now();
+        if (!r || r.holder !== lease.holder || r.token !== lease.token || r.expires_ms <= t) return null;
+        const next = { ...lease, expiresAtMs: t + ttlMs };
+        st("UPDATE leases SET expires_ms = ? WHERE name = ?").run(next.expiresAtMs, lease.name);
+        return next;
+      });
+    },
+    async releaseLease(lease) {
+      write(() => st("UPDATE leases SET holder = NULL, expires_ms = 0 WHERE name = ? AND token = ? AND holder = ?").run(lease.name, lease.token, lease.holder));
+    },
+    async checkFence(fence) {
+      fenceOk(fence);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  const v = db.pragma("user_version", { simple: true }) as number;
+  if (v > SCHEMA_VERSION)
+    throw new Error(`the bot's store was written by a newer checkpost (schema ${v}, this one knows ${SCHEMA_VERSION}): upgrade checkpost, or move the file away and run \`checkpost rebuild\``);
+  db.exec(SCHEMA);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+}

@@ -1,0 +1,10 @@
+import type { AgentEntry, Directive } from "./projection-snapshot.ts";
+
+/** The directive an entry's controls give its agent (pause first), or null. */
+export function directiveOf(entry: Pick<AgentEntry, "control"> | null | undefined): Directive | null {
+  const c = entry?.control;
+  if (!c) return null;
+  if (c.paused) return { ...c.paused, kind: "pause" };
+  if (c.pending) return { ...c.pending, kind: c.pending.action === "rewind" ? "rewind" : "release" };
+  return null;
+}

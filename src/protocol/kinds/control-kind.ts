@@ -1,0 +1,59 @@
+import { InvalidComment } from "../comment-kind.ts";
+import type { CommentKind } from "../comment-kind.ts";
+import { CONTROL_MARKER, CheckpointIdSchema, ControlActionSchema, ControlSchema, SignatureSchema } from "../schemas.ts";
+import type { Control } from "../schemas.ts";
+import { optionalInt, requireHeader } from "./header-values.ts";
+
+/**
+ * `[CONTROL] <agent>`: a command a person gave and the bot accepted. Header
+ * lines only, no JSON block, and never the text "[CHECKPOINT]", so the seed's
+ * 1.0 reader (which looks for that text and a ```json block) returns None.
+ */
+export const controlKind: CommentKind<"control", Control> = {
+  kind: "control",
+  marker: CONTROL_MARKER,
+  label: "control",
+  schema: ControlSchema,
+  headers: new Map([
+    ["version", "version"],
+    ["session", "session"],
+    ["time", "time"],
+    ["action", "action"],
+    ["target", "target"],
+    ["target id", "targetId"],
+    ["epoch", "epoch"],
+    ["by", "by"],
+    ["reason", "reason"],
+    ["signature", "signature"],
+  ]),
+  json: "none",
+  read(agent, headers) {
+    const version = headers.get("version") || "1.0";
+    if (!/^1(\.\d+)*$/.test(version)) throw new InvalidComment(`unsupported protocol version "${version}" (this reader understands 1.x)`);
+    const actionText = requireHeader(headers, "action", "Action");
+    const action = ControlActionSchema.safeParse(actionText.toLowerCase());
+    if (!action.success) throw new InvalidComment(`unknown "Action:" "${actionText.slice(0, 40)}" (one of ${ControlActionSchema.options.join(", ")})`);
+    const c: Control = { version, agent, session: requireHeader(headers, "session", "Session"), action: action.data, timestamp: headers.get("time") || null };
+    const target = optionalInt(headers, "target", "Target", 1);
+    const epoch = optionalInt(headers, "epoch", "Epoch", 0);
+    const targetId = headers.get("targetId");
+    if (target !== undefined) c.target = target;
+    if (targetId !== undefined) {
+      if (!CheckpointIdSchema.safeParse(targetId).success) throw new InvalidComment(`"Target Id:" is malformed`);
+      c.targetId = targetId;
+    }
+    if (epoch !== undefined) c.epoch = epoch;
+    const by = headers.get("by");
+    if (by) c.by = by;
+    const reason = headers.get("reason");
+    if (reason) c.reason = reason;
+    const sig = headers.get("signature");
+    if (sig !== undefined) {
+      if (!SignatureSchema.safeParse(sig).success) throw new InvalidComment(`"Signature:" is malformed`);
+      c.signature = sig;
+    }
+    if (c.action === "rewind" && (c.target === undefined || c.epoch === undefined)) throw new InvalidComment(`rewind needs "Target:" and "Epoch:" lines`);
+    if (c.action === "release" && c.epoch === undefined) throw new InvalidComment(`release needs an "Epoch:" line`);
+    return c;
+  },
+};

@@ -1,0 +1,54 @@
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import { ForgejoApiError } from "../errors.ts";
+import { extractResumeIndex } from "../dashboard/index.ts";
+import { parseComment, verifyControlSignature } from "../protocol/index.ts";
+import type { Directive, TrustPolicy } from "../projection/index.ts";
+
+/**
+ * The directive the issue's resume index names for agent+session, verified:
+ * the `[CONTROL]` comment it points to must exist, be of this agent+session,
+ * unedited, by a trusted author and (with a key) signed. Costs one read of
+ * the issue, plus one of the comment when the index names a directive. A
+ * forged or stale hint yields null, never a directive nobody trusted gave.
+ */
+export async function readDirective(
+  api: ForgejoApi,
+  repo: RepoRef,
+  issue: number,
+  agent: string,
+  session: string,
+  policy: TrustPolicy | Promise<TrustPolicy>,
+): Promise<{ directive: Directive | null; maxEpoch: number }> {
+  const meta = await api.getIssue(repo, issue);
+  const entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
+  const maxEpoch = entry?.maxEpoch ?? 0;
+  if (!entry?.directive) return { directive: null, maxEpoch };
+  let comment;
+  try {
+    comment = await api.getComment(repo, entry.directive.commentId);
+  } catch (e) {
+    if (e instanceof ForgejoApiError && e.status === 404) return { directive: null, maxEpoch };
+    throw e;
+  }
+  const p = parseComment(comment.body);
+  const { trustedAuthors, signingKey } = await policy;
+  if (p.kind !== "control" || p.control.agent !== agent || p.control.session !== session) return { directive: null, maxEpoch };
+  const c = p.control;
+  const kind = entry.directive.kind;
+  const actionFits = kind === "pause" ? c.action === "pause" : c.action === kind;
+  const trusted = trustedAuthors.has(comment.user.login.toLowerCase()) && comment.updated_at === comment.created_at;
+  if (!actionFits || !trusted || (signingKey !== undefined && !verifyControlSignature(c, signingKey))) return { directive: null, maxEpoch };
+  return {
+    directive: {
+      kind,
+      commentId: comment.id,
+      action: c.action,
+      by: c.by ?? null,
+      at: new Date(Date.parse(comment.created_at)).toISOString(),
+      ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
+      ...(c.target !== undefined ? { to: { commentId: c.target, ...(c.targetId !== undefined ? { id: c.targetId } : {}) } } : {}),
+      ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
+    },
+    maxEpoch,
+  };
+}

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { forgeWorld } from "../helpers/forge-fixture.ts";
+import type { ForgeWorld } from "../helpers/forge-fixture.ts";
+import { IMPLEMENTATION_WORKER_PHASE_MAP, formatControl, pythonUtcIsoformat } from "../../src/protocol/index.ts";
+import type { ControlInput } from "../../src/protocol/index.ts";
+import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
+import { coldResume } from "../../src/store/cold-resume.ts";
+
+let world: ForgeWorld;
+afterEach(async () => world?.close());
+
+const A = "implementation-worker";
+const MAP = IMPLEMENTATION_WORKER_PHASE_MAP;
+const repo = { owner: "agent", repo: "work" };
+
+/** What the bot does on an accepted command: post the [CONTROL] comment as the trusted user. */
+async function control(w: ForgeWorld, o: Partial<ControlInput> & Pick<ControlInput, "action">) {
+  const body = formatControl({ agent: A, session: "s1", timestamp: pythonUtcIsoformat(new Date()), by: "alice", ...o });
+  return w.api().createComment(repo, w.issue, body);
+}
+
+/** What the bot's dashboard writer does: the resume index in the issue body. */
+async function writeIndex(w: ForgeWorld) {
+  const snap = await w.store().snapshot();
+  const issue = await w.api().getIssue(repo, w.issue);
+  await w.api().editIssue(repo, w.issue, { body: spliceDashboard(issue.body, renderDashboard(snap, new Date())) });
+}
+
+describe("[CONTROL] through checkpost's cold reader (no bot)", () => {
+  it("rewind: resume returns the earlier checkpoint and the directive; the old worker's next save is fenced; full and index paths agree", async () => {
+    world = await forgeWorld();
+    const old = world.store();
+    const first = await old.save({ agent: A, session: "s1", phase: "clone_complete", data: { step: 1 }, epoch: 1, seq: 1 });
+    await old.save({ agent: A, session: "s1", phase: "commit_complete", data: { step: 2 } });
+    await control(world, { action: "rewind", target: first.comment_id, targetId: first.checkpoint.id as string, epoch: 2 });
+
+    const policy = await world.store().policy();
+    const full = await coldResume({ api: world.api(), repo, issue: world.issue, policy, agent: A, session: "s1", map: MAP });
+    expect(full).toMatchObject({ via: "full", phase: "clone_complete", state: { step: 1 }, maxEpoch: 2, directive: { kind: "rewind", epoch: 2, to: { commentId: first.comment_id } } });
+
+    await writeIndex(world);
+    const viaIndex = await coldResume({ api: world.api(), repo, issue: world.issue, policy, agent: A, session: "s1", map: MAP });
+    expect(viaIndex).toMatchObject({ via: "index", phase: "clone_complete", maxEpoch: 2, directive: { kind: "rewind" } });
+
+    // The old worker saves again at epoch 1: refused by readers, and its save output says so.
+    const zombie = await old.save({ agent: A, session: "s1", phase: "pr_created", data: { step: 3 } }, { checkDirective: true });
+    expect(zombie.fenced).toBe(true);
+    expect(zombie.directive).toMatchObject({ kind: "rewind", epoch: 2 });
+    const next = await world.store().resume(A, "s1", MAP);
+    expect(next).toMatchObject({ phase: "clone_complete", epoch: 3 });
+  });
+
+  it("pause: resume and save report it; unpause clears it; an outsider's [CONTROL] is ignored", async () => {
+    world = await forgeWorld();
+    const s = world.store();
+    await s.save({ agent: A, session: "s1", phase: "clone_complete", data: {} });
+    const forged = formatControl({ agent: A, session: "s1", timestamp: "2026-11-29T10:00:00Z", action: "pause", by: "mallory" });
+    await world.api(world.strangerToken).createComment(repo, world.issue, forged);
+    expect((await world.store().resume(A, "s1", MAP)).directive).toBeNull();
+
+    const paused = await control(world, { action: "pause" });
+    expect((await world.store().resume(A, "s1", MAP)).directive).toMatchObject({ kind: "pause", commentId: paused.id, by: "alice" });
+    await writeIndex(world);
+    const saved = await world.store().save({ agent: A, session: "s1", phase: "subtask_1_complete", data: {} }, { checkDirective: true });
+    expect(saved.directive).toMatchObject({ kind: "pause", commentId: paused.id });
+    expect(saved.fenced).toBe(false);
+
+    await control(world, { action: "unpause" });
+    expect((await world.store().resume(A, "s1", MAP)).directive).toBeNull();
+  });
+});

@@ -1,0 +1,147 @@
+// What only a shared PostgreSQL store must do (two pools = two replicas): the
+// ProjectionStore contract itself runs in projection-store-contract tests.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { PostgresProjectionStore } from "../../src/postgres-store/postgres-projection-store.ts";
+import { StoreUnavailableError } from "../../src/postgres-store/store-unavailable-error.ts";
+import { StaleLeaseError } from "../../src/projection-store/index.ts";
+import type { CommentEvent } from "../../src/projection/index.ts";
+import { testPostgres } from "../helpers/test-postgres.ts";
+
+const server = testPostgres();
+const K = "acme/widgets#1";
+const up = (id: number, body: string, updatedAt = "2026-11-29T10:00:00Z"): CommentEvent => ({
+  type: "upsert",
+  comment: { id, author: "agent", body, createdAt: "2026-11-29T10:00:00Z", updatedAt },
+});
+const ids = (events: CommentEvent[]) => events.map((e) => (e.type === "upsert" ? e.comment.id : -e.commentId));
+
+describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? "" : ` (skipped: ${server.skipReason})`}`, () => {
+  let a: PostgresProjectionStore;
+  let b: PostgresProjectionStore;
+  let url = "";
+  beforeAll(async () => {
+    url = await server.freshDatabase();
+    [a, b] = await Promise.all([PostgresProjectionStore.open({ url }), PostgresProjectionStore.open({ url })]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it("a delivery id is applied once, whichever replica sees it", async () => {
+    const r1 = await a.applyDelivery(K, "d-1", [up(1, "[CHECKPOINT] one")]);
+    const r2 = await b.applyDelivery(K, "d-1", [up(1, "[CHECKPOINT] one")]);
+    expect(r1).toEqual({ duplicate: false, changed: [up(1, "[CHECKPOINT] one")] });
+    expect(r2).toEqual({ duplicate: true, changed: [] });
+  });
+
+  it("the same comment delivered concurrently to many replicas under different ids is stored once", async () => {
+    const stores = [a, b, a, b, a, b];
+    const results = await Promise.all(stores.map((s, i) => s.applyDelivery(K, `race-${i}`, [up(20, "raced")])));
+    expect(results.filter((r) => r.changed.length === 1)).toHaveLength(1);
+    expect((await a.appliedCounts(K)).get(20)).toBe(1);
+  });
+
+  it("overlapping reconciles from two replicas in opposite orders neither deadlock nor double-apply", async () => {
+    const list = Array.from({ length: 50 }, (_, i) => up(1000 + i, `c${i}`));
+    const [x, y] = await Promise.all([a.applyDelivery(K, null, list), b.applyDelivery(K, null, [...list].reverse())]);
+    expect(x.changed.length + y.changed.length).toBe(50);
+    const counts = await a.appliedCounts(K);
+    expect(list.every((e) => e.type === "upsert" && counts.get(e.comment.id) === 1)).toBe(true);
+  });
+
+  it("the change feed gives each replica what others stored, and nothing more once read", async () => {
+    const K2 = "acme/widgets#2";
+    const first = await b.readChanges(K2, null);
+    expect(first.events).toEqual([]);
+    await a.applyDelivery(K2, null, [up(100, "x"), up(101, "y")]);
+    const second = await b.readChanges(K2, first.cursor);
+    expect(ids(second.events).sort()).toEqual([100, 101]);
+    const third = await b.readChanges(K2, second.cursor);
+    expect(third.events).toEqual([]);
+    await a.applyDelivery(K2, null, [{ type: "delete", commentId: 100 }]);
+    // a deleted row replays as its last version then the delete (the fold then knows what was deleted)
+    expect(ids((await b.readChanges(K2, third.cursor)).events)).toEqual([100, -100]);
+  });
+
+  it("the feed does not skip a transaction that commits after a later one", async () => {
+    const K3 = "acme/widgets#3";
+    const start = await b.readChanges(K3, null);
+    const slow = new pg.Client({ connectionString: url });
+    await slow.connect();
+    await slow.query("BEGIN");
+    await slow.query(
+      "INSERT INTO checkpost_comments (issue_key, comment_id, author, created_at, updated_at, updated_ms, hash) VALUES ($1, 300, 'agent', '2026-11-29T10:00:00Z', '2026-11-29T10:00:00Z', 0, 'h')",
+      [K3],
+    );
+    await a.applyDelivery(K3, null, [up(301, "fast")]);
+    const mid = await b.readChanges(K3, start.cursor);
+    expect(ids(mid.events)).toEqual([301]);
+    await slow.query("COMMIT");
+    await slow.end();
+    const after = await b.readChanges(K3, mid.cursor);
+    expect(ids(after.events)).toContain(300);
+  });
+
+  it("a comment seen with two bodies replays so a fresh fold marks it edited", async () => {
+    const K4 = "acme/widgets#4";
+    await a.applyDelivery(K4, null, [up(400, "[CHECKPOINT] first")]);
+    await b.applyDelivery(K4, null, [up(400, "[CHECKPOINT] second")]); // same time, other body
+    const stored = (await a.comments(K4))[0];
+    expect(stored?.multi).toBe(true);
+    const events = (await b.readChanges(K4, null)).events;
+    expect(events).toHaveLength(2);
+    expect(events[1]).toMatchObject({ type: "upsert", comment: { id: 400 } });
+  });
+
+  it("one holder per lease across replicas; a deposed holder's writes are refused", async () => {
+    const L = "acme/widgets#9";
+    const first = await a.acquireLease(L, "replica-a", 60_000);
+    expect(first).not.toBeNull();
+    expect(await b.acquireLease(L, "replica-b", 60_000)).toBeNull();
+    let wrote = 0;
+    await a.fencedWrite(first!, "dashboard", async () => void wrote++);
+    // a's lease runs out (a paused process) and b takes over
+    await a.renewLease(first!, 1);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await b.acquireLease(L, "replica-b", 60_000);
+    expect(second!.token).toBeGreaterThan(first!.token);
+    await expect(a.fencedWrite(first!, "dashboard", async () => void wrote++)).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(a.recordAlert(first!, L, "k")).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await a.renewLease(first!, 60_000)).toBeNull();
+    expect(wrote).toBe(1);
+    await b.fencedWrite(second!, "dashboard", async () => undefined);
+    const log = await a.writeLog(L);
+    expect(log.map((w) => [w.holder, w.token])).toEqual([
+      ["replica-a", first!.token],
+      ["replica-b", second!.token],
+    ]);
+    expect(log.every((w) => w.endedMs !== null && w.endedMs >= w.startedMs)).toBe(true);
+  });
+
+  it("an expired lease cannot begin a write, even before anyone takes it over", async () => {
+    const L = "acme/widgets#11";
+    const held = (await a.acquireLease(L, "a", 1))!;
+    await new Promise((r) => setTimeout(r, 5));
+    await expect(a.fencedWrite(held, "dashboard", async () => 1)).rejects.toBeInstanceOf(StaleLeaseError);
+  });
+
+  it("many replicas racing for a free lease: exactly one wins", async () => {
+    const L = "acme/widgets#10";
+    const got = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).acquireLease(L, `r${i}`, 60_000)));
+    expect(got.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("heartbeat counts live replicas", async () => {
+    await a.heartbeat("hb-a", 60_000);
+    expect(await b.heartbeat("hb-b", 60_000)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("an unreachable server is StoreUnavailableError naming the variable to check", async () => {
+    const bad = url.replace(/:\d+\//, ":1/");
+    const e = await PostgresProjectionStore.open({ url: bad }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreUnavailableError);
+    expect((e as Error).message).toMatch(/CHECKPOST_DATABASE_URL/);
+  });
+});
