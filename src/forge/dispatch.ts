@@ -2,6 +2,7 @@
 import { createIssueAttachment, getIssueAttachment, listIssueAttachments } from "./routes/assets.ts";
 import type { RouteHandler } from "./context.ts";
 import { createComment, deleteComment, editComment, getComment, listComments } from "./routes/comments.ts";
+import { getRepoPermissions, listCollaborators } from "./routes/collaborators.ts";
 import { createHook, deleteHook, getHook, listHooks } from "./routes/hooks.ts";
 import { createIssue, editIssue, getIssue, listIssues } from "./routes/issues.ts";
 import { addIssueLabels, createRepoLabel, listIssueLabels, listRepoLabels } from "./routes/labels.ts";
@@ -28,6 +29,8 @@ export const ROUTE_HANDLERS: Readonly<Record<string, RouteHandler>> = {
   "POST /repos/{owner}/{repo}/issues/{index}/labels": addIssueLabels,
   "GET /repos/{owner}/{repo}/labels": listRepoLabels,
   "POST /repos/{owner}/{repo}/labels": createRepoLabel,
+  "GET /repos/{owner}/{repo}/collaborators": listCollaborators,
+  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": getRepoPermissions,
   "GET /repos/{owner}/{repo}/hooks": listHooks,
   "POST /repos/{owner}/{repo}/hooks": createHook,
   "GET /repos/{owner}/{repo}/hooks/{id}": getHook,

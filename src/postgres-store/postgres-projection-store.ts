@@ -1,10 +1,10 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import type { ResumeIndex } from "../dashboard/index.ts";
-import { bodyHash } from "../projection/body-hash.ts";
 import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/index.ts";
-import { compareVersions } from "../projection/stored-comment.ts";
 import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
+import { advanceWatermark } from "../projection-store/advance-watermark.ts";
+import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
 import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
 import { migrate } from "./migrate.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
@@ -53,8 +53,12 @@ const PAGE = 2_000;
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
 
-/** Only protocol comments keep their body (the marker must open the comment, as parseComment reads it). */
-const isProtocolBody = (body: string) => /^\s*\[(?:CHECKPOINT|HEALTH)\]/.test(body);
+const WRITE_COLS = COLS;
+
+/** A StoredComment as the values of WRITE_COLS. */
+function rowValues(r: StoredComment): unknown[] {
+  return [r.id, r.author, r.createdAt, r.updatedAt, r.updatedAt === "" ? null : Date.parse(r.updatedAt), r.hash, r.multi, r.body, r.htmlUrl ?? null, r.deleted];
+}
 
 function toStored(r: CommentRow): StoredComment {
   return {
@@ -165,79 +169,45 @@ export class PostgresProjectionStore implements ProjectionStore {
     });
   }
 
-  /** Fold one event into its row, as the projection folds it (see createProjection's upsert/remove). */
+  /**
+   * Fold one event into its row under a row lock (foldStoredComment, the rule
+   * the SQLite store uses too). True when the row changed.
+   */
   private async applyOne(c: pg.PoolClient, issue: IssueKey, e: CommentEvent): Promise<boolean> {
     const id = e.type === "delete" ? e.commentId : e.comment.id;
-    let row = (await c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id])).rows[0];
+    const select = () => c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id]);
+    let row = (await select()).rows[0];
     if (!row) {
-      const ins =
-        e.type === "delete"
-          ? await c.query(
-              "INSERT INTO checkpost_comments (issue_key, comment_id, author, created_at, updated_at, updated_ms, hash, deleted) VALUES ($1, $2, '', '', '', NULL, '', true) ON CONFLICT DO NOTHING",
-              [issue, id],
-            )
-          : await c.query(
-              `INSERT INTO checkpost_comments (issue_key, comment_id, author, created_at, updated_at, updated_ms, hash, body, html_url)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-              [issue, id, e.comment.author, e.comment.createdAt, e.comment.updatedAt, Date.parse(e.comment.updatedAt), bodyHash(e.comment.body), isProtocolBody(e.comment.body) ? e.comment.body : null, e.comment.htmlUrl ?? null],
-            );
+      const first = foldStoredComment(undefined, e);
+      if (!first) return false;
+      const ins = await c.query(`INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`, [issue, ...rowValues(first)]);
       if (ins.rowCount) return true;
       // Another replica inserted it meanwhile: wait for its transaction, then fold onto its row.
-      row = (await c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id])).rows[0];
+      row = (await select()).rows[0];
       if (!row) throw new Error(`comment ${id} vanished while being stored`);
     }
-    if (e.type === "delete") {
-      if (row.deleted) return false;
-      await c.query("UPDATE checkpost_comments SET deleted = true, applied = applied + 1, xid = pg_current_xact_id() WHERE issue_key = $1 AND comment_id = $2", [issue, id]);
-      return true;
-    }
-    const m = e.comment;
-    const next = { updatedMs: Date.parse(m.updatedAt), hash: bodyHash(m.body) };
-    const held = row.updated_ms === null ? null : { updatedMs: Number(row.updated_ms), hash: row.hash };
-    let multi = row.multi;
-    if (row.deleted) {
-      // Deleted for good; a late copy only tells what it was.
-      if (held && compareVersions(next, held) <= 0) return false;
-    } else if (held) {
-      const cmp = compareVersions(next, held);
-      if (cmp === 0) return false;
-      const newlyMulti = next.hash !== held.hash && !row.multi;
-      if (cmp < 0) {
-        if (!newlyMulti) return false;
-        await c.query("UPDATE checkpost_comments SET multi = true, applied = applied + 1, xid = pg_current_xact_id() WHERE issue_key = $1 AND comment_id = $2", [issue, id]);
-        return true;
-      }
-      multi = multi || newlyMulti;
-    }
+    const next = foldStoredComment(toStored(row), e);
+    if (!next) return false;
     await c.query(
-      `UPDATE checkpost_comments SET author = $3, created_at = $4, updated_at = $5, updated_ms = $6, hash = $7, body = $8, html_url = $9, multi = $10,
-         applied = applied + 1, xid = pg_current_xact_id()
+      `UPDATE checkpost_comments SET (${WRITE_COLS}) = ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11), applied = applied + 1, xid = pg_current_xact_id()
        WHERE issue_key = $1 AND comment_id = $2`,
-      [issue, id, m.author, m.createdAt, m.updatedAt, next.updatedMs, next.hash, isProtocolBody(m.body) ? m.body : null, m.htmlUrl ?? null, multi],
+      [issue, ...rowValues(next)],
     );
     return true;
   }
 
-  /** The newest updated second seen, and the ids seen in it (commutative: any order of deliveries ends the same). */
+  /** The newest updated second seen and the ids seen in it (advanceWatermark, as SQLite). */
   private async advanceWatermark(c: pg.PoolClient, issue: IssueKey, events: readonly CommentEvent[]): Promise<void> {
-    const ups = events.filter((e): e is Extract<CommentEvent, { type: "upsert" }> => e.type === "upsert");
-    if (ups.length === 0) return;
+    if (!events.some((e) => e.type === "upsert")) return;
     const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue])).rows[0];
-    let second = cur ? Number(cur.s) : Number.NEGATIVE_INFINITY;
-    let ids = new Set<number>(cur ? cur.ids.map(Number) : []);
-    for (const e of ups) {
-      const s = Math.floor(Date.parse(e.comment.updatedAt) / 1000);
-      if (s > second) {
-        second = s;
-        ids = new Set([e.comment.id]);
-      } else if (s === second) ids.add(e.comment.id);
-    }
-    const sorted = [...ids].sort((a, b) => a - b);
-    if (cur && Number(cur.s) === second && cur.ids.length === sorted.length) return;
+    const w0: Watermark | null = cur ? { updatedAtSecond: Number(cur.s), idsInSecond: cur.ids.map(Number) } : null;
+    let w = w0;
+    for (const e of events) if (e.type === "upsert") w = advanceWatermark(w, e.comment.id, e.comment.updatedAt);
+    if (!w || w === w0) return;
     await c.query(
       `INSERT INTO checkpost_watermarks (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3)
        ON CONFLICT (issue_key) DO UPDATE SET updated_at_second = excluded.updated_at_second, ids_in_second = excluded.ids_in_second`,
-      [issue, second, sorted],
+      [issue, w.updatedAtSecond, w.idsInSecond],
     );
   }
 
