@@ -129,6 +129,9 @@ async function listen(
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  // A client that trickles its headers or body cannot hold a connection for Node's default 5 minutes.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
