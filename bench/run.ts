@@ -13,6 +13,8 @@ import { generateDataset } from "./data.ts";
 import { parseThroughput } from "./parse-bench.ts";
 import type { ParseResult } from "./parse-bench.ts";
 import { buildReport, formatReport } from "./report.ts";
+import { simulateDashboardWrites } from "./dashboard-writes.ts";
+import type { DashboardWritesResult } from "./dashboard-writes.ts";
 
 export interface BenchConfig {
   quick: boolean;
@@ -61,6 +63,8 @@ export interface BenchResults {
   config: Omit<BenchConfig, "heavyReps"> & { heavyReps: Record<string, number> };
   parse: { seed: ParseResult; checkpost: ParseResult; corpusComments: number; corpusBytes: number };
   scenarios: ScenarioResult[];
+  /** Dashboard writes per hour, busy (20 agents checkpointing every ~10 min) and idle (all stopped). */
+  dashboardWrites?: { busy: DashboardWritesResult; idle: DashboardWritesResult };
   wallSeconds: number;
 }
 
@@ -85,6 +89,9 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
   log("parse throughput");
   const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
+  log("dashboard writes per hour (simulated clock)");
+  const dashboardWrites = { busy: simulateDashboardWrites({ hours: 2 }), idle: simulateDashboardWrites({ hours: 7, activeHours: 1 }) };
+  log(`dashboard writes/h: busy ${dashboardWrites.busy.writesPerHour.toFixed(1)} (checkpoints/h ${dashboardWrites.busy.checkpointsPerHour.toFixed(1)}), idle ${dashboardWrites.idle.idleWritesPerHour?.toFixed(1)}`);
   return {
     generatedAt: new Date().toISOString(),
     mode: cfg.quick ? "quick" : "full",
@@ -92,6 +99,7 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     config: { ...cfg, heavyReps: Object.fromEntries(cfg.sizes.map((n) => [n, cfg.heavyReps(n)])) },
     parse,
     scenarios,
+    dashboardWrites,
     wallSeconds: (performance.now() - t0) / 1000,
   };
 }

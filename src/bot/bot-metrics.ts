@@ -19,6 +19,12 @@ export function createBotMetrics() {
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
     anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),
     transitions: new Counter({ name: "checkpost_liveness_transitions_total", help: "Liveness transitions", labelNames: ["to"], registers: [registry] }),
+    controls: new Counter({
+      name: "checkpost_controls_total",
+      help: "People's commands (dashboard checkboxes, /checkpost comments) by action and result (accepted, refused: no write access, invalid)",
+      labelNames: ["action", "result"],
+      registers: [registry],
+    }),
     resumes: new Counter({ name: "checkpost_resume_requests_total", help: "Resume API requests by result", labelNames: ["result"], registers: [registry] }),
   };
 }

@@ -108,8 +108,10 @@ export function buildProgram(io: CliIo): Command {
     .option("--take-over", "write the fence now: re-save the checkpoint under the new epoch (one extra request)")
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
 
-  repoFlags(program.command("status").description("agents × sessions: phase, checkpoint age, last health"))
-    .option("--json", "machine-readable snapshot")
+  repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))
+    .option("--json", "machine-readable snapshot (unchanged)")
+    .option("--watch [seconds]", "redraw every N seconds (default 10) until Ctrl-C")
+    .option("--times <n>", "with --watch: stop after n refreshes")
     .action(async (o) => (await import("./commands/status.ts")).status(io, { ...o, debug: debug() }));
 
   repoFlags(program.command("init").description("find the session issue, creating it and its label if missing")).action(async (o) =>

@@ -135,7 +135,7 @@ export class SessionStore {
     const body = formatCheckpoint({ ...cp, data: input.data, timestamp: cp.timestamp as string });
     this.checkSize(body, input.data);
     const issue = await this.issueNumber();
-    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, this.policy()) : null;
+    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, () => this.policy()) : null;
     check?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
     const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });

@@ -121,7 +121,17 @@ describe("checkpost CLI", () => {
 
     const st = io(env);
     expect(await runCli(["status"], st.cli)).toBe(0);
-    expect(st.out.join("\n")).toMatch(/implementation-worker\s+s1\s+commit_complete/);
+    const text = st.out.join("\n");
+    expect(text).toMatch(/SESSION s1\n.*AGENT\s+PHASE → RESUME POINT\s+LAST CHECKPOINT\s+HEALTH\s+LIVENESS\n\s+implementation-worker\s+commit_complete → phase_4_pr\s+just now\s+-\s+active/);
+    expect(text.indexOf("NEEDS ATTENTION")).toBeLessThan(text.indexOf("SESSION s1"));
+    expect(text).not.toMatch(/\u001b\[/); // no colours when stdout is not a terminal
+
+    const watched = io(env);
+    expect(await runCli(["status", "--watch", "0.01", "--times", "2"], watched.cli)).toBe(0);
+    expect(watched.out.filter((t) => t.startsWith("checkpost status"))).toHaveLength(2);
+    const js = io(env);
+    expect(await runCli(["status", "--json"], js.cli)).toBe(0);
+    expect(js.json()).toMatchObject({ v: 1, entries: [{ agent: "implementation-worker", session: "s1" }] });
   });
 
   it("caches the issue number so the next save is one POST (and, read beside it, the issue for directives)", async () => {
