@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { z } from "zod";
 import { ClientEnvSchema, parseEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
@@ -38,6 +39,17 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_DATA_DIR: z.string().default(".data"),
   /** Port of the embedded Forgejo (0: random). */
   CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Shared PostgreSQL store for several replicas (docs/scale-out.md); unset: one process. */
+  CHECKPOST_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(?:ql)?:\/\/\S+$/, "must be a postgres://user:password@host:port/database URL")
+    .optional(),
+  /** With a database: lease time-to-live in ms; a dead leader's issues are taken over within about this long. */
+  CHECKPOST_LEASE_TTL: z.coerce.number().int().min(1000).default(15_000),
+  /** With a database: how often (ms) a replica folds what the others stored. */
+  CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /** With a database: this replica's name in leases and logs (default host name and process id). */
+  CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });
 export type BotEnv = z.infer<typeof BotEnvSchema>;
 
@@ -92,5 +104,15 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
+    ...(e.CHECKPOST_DATABASE_URL
+      ? {
+          database: {
+            url: e.CHECKPOST_DATABASE_URL,
+            leaseTtlMs: e.CHECKPOST_LEASE_TTL,
+            feedIntervalMs: e.CHECKPOST_FEED_INTERVAL_MS,
+            replicaId: e.CHECKPOST_REPLICA_ID ?? `${hostname()}-${process.pid}`,
+          },
+        }
+      : {}),
   };
 }

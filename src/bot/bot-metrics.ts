@@ -19,6 +19,9 @@ export function createBotMetrics() {
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
     anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),
     transitions: new Counter({ name: "checkpost_liveness_transitions_total", help: "Liveness transitions", labelNames: ["to"], registers: [registry] }),
+    leasesHeld: new Gauge({ name: "checkpost_leases_held", help: "Session issues this replica leads (shared store only)", registers: [registry] }),
+    leaseChanges: new Counter({ name: "checkpost_lease_changes_total", help: "Leases acquired, lost and released by this replica", labelNames: ["change"], registers: [registry] }),
+    storeUp: new Gauge({ name: "checkpost_store_up", help: "1 when the shared store answered the last request, else 0 (shared store only)", registers: [registry] }),
     resumes: new Counter({ name: "checkpost_resume_requests_total", help: "Resume API requests by result", labelNames: ["result"], registers: [registry] }),
   };
 }

@@ -15,12 +15,17 @@ import { ApiAccessGuard } from "./api-access.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
+import { ReplicaCoordinator } from "./replica-coordinator.ts";
+import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import { issueKey } from "../projection-store/index.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
   url: string;
   server: Server;
   metrics: BotMetrics;
+  /** With CHECKPOST_DATABASE_URL: this replica's leases and shared-store state. */
+  replica?: ReplicaCoordinator;
   trackers(): SessionTracker[];
   tracker(repo: RepoRef, issue: number): SessionTracker | undefined;
   /** Start or find the tracker of an issue (reconciles it first). */
@@ -52,12 +57,16 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     trustedAuthors: new Set([self, ...config.trustedAuthors].map((s) => s.toLowerCase())),
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
   };
-  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now });
+  // Replicas share one PostgreSQL store (CHECKPOST_DATABASE_URL); without it this process is the only copy.
+  const replica = config.database
+    ? new ReplicaCoordinator(await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }), { ...config.database, logger: log, metrics })
+    : undefined;
+  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, ...(replica ? { replica } : {}) });
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
-  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now, guard }));
+  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, ...(replica ? { storeAvailable: () => replica.available } : {}), metrics, config, now, guard }));
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 
@@ -76,14 +85,28 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       }
     }
   };
-  const pollAll = () => each("poll", (t) => t.poll(), "incremental");
-  const reconcileAll = () => each("reconcile", (t) => t.reconcile(), "reconcile");
+  // With replicas, only an issue's lease holder reads Forgejo for it; the others fold the shared store.
+  const leads = (t: SessionTracker) => !replica || replica.leads(issueKey(t.o.repo, t.o.issue));
+  const pollAll = () => each("poll", async (t) => leads(t) && t.poll(), "incremental");
+  const reconcileAll = () => each("reconcile", async (t) => leads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
   ]);
+  if (replica) {
+    // A new leader catches up with Forgejo (what arrived while nobody led) and rewrites the dashboard.
+    replica.attach(
+      () => registry.all(),
+      async (t) => {
+        t.dashboard.markDirty();
+        await t.poll();
+      },
+    );
+    await replica.tickLeases().catch((e: unknown) => log.warn({ err: e }, "first lease round failed; will try again"));
+    replica.start();
+  }
   await checkLiveness();
   for (const t of registry.all()) t.dashboard.markDirty();
 
@@ -91,6 +114,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     url,
     server,
     metrics,
+    ...(replica ? { replica } : {}),
     trackers: () => registry.all(),
     tracker: (r, n) => registry.get(r, n),
     track: (r, n) => registry.track(r, n),
@@ -104,6 +128,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     stop: async () => {
       stopTimers();
       registry.stopAll();
+      await replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },

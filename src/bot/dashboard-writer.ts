@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { dashboardChanged, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
+import type { TrackerSync } from "./tracker-sync.ts";
 
 export interface DashboardWriterOptions {
   api: ForgejoApi;
@@ -13,6 +14,8 @@ export interface DashboardWriterOptions {
   minIntervalMs: number;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
+  /** Replicas: write only while holding the issue's lease, each write fenced by its token. */
+  sync?: Pick<TrackerSync, "leads" | "leaderWrite">;
 }
 
 /** The issue body without our section: the part that belongs to people. */
@@ -100,6 +103,11 @@ export class DashboardWriter {
   }
 
   private async write(): Promise<void> {
+    // Another replica leads this issue: it writes; this one marks dirty again if it takes over.
+    if (this.o.sync && !this.o.sync.leads()) {
+      this.dirty = false;
+      return;
+    }
     this.dirty = false;
     const section = this.o.render();
     let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
@@ -116,7 +124,8 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
       return;
     }
-    await this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    await (this.o.sync ? this.o.sync.leaderWrite("dashboard", edit) : edit());
     this.lastWritten = next;
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });

@@ -28,7 +28,7 @@ function validated<S extends z.ZodType>(schema: S, payload: unknown, event: stri
  * One verified delivery → projection events. Payloads are checked with zod;
  * a payload that does not fit is counted and logged, never half-applied.
  */
-export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps): Promise<void> {
+export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps, deliveryId: string | null = null): Promise<void> {
   const started = process.hrtime.bigint();
   let result = "ignored";
   try {
@@ -53,7 +53,8 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
               type: "upsert",
               comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
             };
-      t.apply([ev]);
+      // With a shared store this stores first (once per delivery id) and throws when it cannot: no acknowledgement then.
+      await t.ingest([ev], deliveryId);
       result = "applied";
     } else if (event === "issues") {
       const data = validated(IssuesPayloadSchema, payload, event, d.log);

@@ -8,6 +8,7 @@ import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
+import type { TrackerSync } from "./tracker-sync.ts";
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -24,6 +25,8 @@ export interface TrackerOptions {
   logger: Logger;
   metrics: BotMetrics;
   now?: () => Date;
+  /** Replicas on a shared store: store before folding; only the lease holder writes to Forgejo. */
+  sync?: TrackerSync;
 }
 
 /**
@@ -53,6 +56,7 @@ export class SessionTracker {
       logger: o.logger,
       metrics: o.metrics,
       render: () => renderDashboard(this.projection.snapshot(), this.now(), { liveness: o.liveness }),
+      ...(o.sync ? { sync: o.sync } : {}),
     });
   }
 
@@ -68,8 +72,17 @@ export class SessionTracker {
     return changed;
   }
 
+  /**
+   * Store events in the shared store (if any), then fold what changed there.
+   * Rejects, folding nothing, when the store is unavailable.
+   */
+  async ingest(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
+    return this.apply(this.o.sync ? await this.o.sync.store(events, deliveryId) : events);
+  }
+
   /** Full re-read: the only way to notice deletions without webhooks. */
   async reconcile(): Promise<boolean> {
+    if (this.o.sync) return this.reconcileShared(this.o.sync);
     // Folded response by response: the whole list is never held (50k comments are ~80 MiB of JSON).
     const listed = new Set<number>();
     let changed = false;
@@ -93,6 +106,29 @@ export class SessionTracker {
     return changed;
   }
 
+  /** Reconcile into the shared store: each response stored, then what changed folded; deletions stored as deletes. */
+  private async reconcileShared(sync: TrackerSync): Promise<boolean> {
+    const listed = new Set<number>();
+    let stored = Promise.resolve(false);
+    await forEachCommentBatch(
+      this.o.api,
+      this.o.repo,
+      this.o.issue,
+      (batch) => {
+        const events: CommentEvent[] = batch.map((c) => {
+          listed.add(c.id);
+          return { type: "upsert", comment: toCommentRecord(c) };
+        });
+        stored = stored.then(async (changed) => (await this.ingest(events)) || changed);
+      },
+      this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
+    );
+    let changed = await stored;
+    const gone = (await sync.liveIds()).filter((id) => !listed.has(id));
+    if (gone.length) changed = (await this.ingest(gone.map((commentId) => ({ type: "delete", commentId })))) || changed;
+    return changed;
+  }
+
   /**
    * Incremental read. `since` filters on updated_at in whole seconds, so the
    * boundary second is read again; the projection ignores what it already holds.
@@ -101,7 +137,7 @@ export class SessionTracker {
     if (this.pollFromMs === 0) return this.reconcile();
     const since = forgejoTime(this.pollFromMs);
     const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { since });
-    return this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+    return this.ingest(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
   }
 
   /** Re-evaluate liveness; returns the transitions (each logged, shown and alerted once). */
@@ -118,10 +154,14 @@ export class SessionTracker {
       this.o.logger.info({ issue: this.key, agent: entry?.agent, session: entry?.session, from: t.from, to: t.to }, `agent is now ${t.to ?? "gone"}`);
       if (this.o.staleAlerts && entry && (t.to === "stale" || t.to === "silent")) {
         const alertKey = `${t.key}\u0000${t.to}\u0000${entry.lastSignalAt ?? ""}`;
-        if (!this.alerted.has(alertKey)) {
+        const sync = this.o.sync;
+        if (!this.alerted.has(alertKey) && (!sync || sync.leads())) {
           this.alerted.add(alertKey);
           const l = liveness(entry, now, this.o.liveness);
-          await this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, t.to, l, now));
+          const post = () => this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, t.to as "stale" | "silent", l, now));
+          // Replicas: only the lease holder alerts, once across all replicas (at most once if it dies between).
+          if (!sync) await post();
+          else if (await sync.claimAlert(alertKey)) await sync.leaderWrite("alert", post);
         }
       }
     }

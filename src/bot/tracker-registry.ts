@@ -3,6 +3,7 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import type { TrustPolicy } from "../projection/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
+import type { ReplicaCoordinator } from "./replica-coordinator.ts";
 import { SessionTracker } from "./session-tracker.ts";
 
 export interface TrackerRegistryDeps {
@@ -13,6 +14,8 @@ export interface TrackerRegistryDeps {
   logger: Logger;
   metrics: BotMetrics;
   now: () => Date;
+  /** Replicas on a shared store: each tracker's sync, and its first load (from the store instead of Forgejo). */
+  replica?: Pick<ReplicaCoordinator, "syncFor" | "load">;
 }
 
 /**
@@ -75,8 +78,9 @@ export class TrackerRegistry {
       logger: logger.child({ issue: k }),
       metrics: this.d.metrics,
       now: this.d.now,
+      ...(this.d.replica ? { sync: this.d.replica.syncFor(repo, issue) } : {}),
     });
-    await t.reconcile();
+    await (this.d.replica ? this.d.replica.load(t) : t.reconcile());
     this.trackers.set(k, t);
     logger.info({ issue: k, comments: t.projection.snapshot().comments }, "watching session issue");
     return t;

@@ -120,9 +120,12 @@ export class PostgresProjectionStore implements ProjectionStore {
     pool.on("error", (e) => o.logger?.warn({ err: e }, "PostgreSQL connection lost; will reconnect"));
     try {
       const c = await pool.connect();
+      const onError = () => undefined; // reported by the failing query (see tx)
+      c.on("error", onError);
       try {
         await migrate(c);
       } finally {
+        c.off("error", onError);
         c.release();
       }
     } catch (e) {
@@ -469,16 +472,22 @@ export class PostgresProjectionStore implements ProjectionStore {
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.guard(async () => {
       const c = await this.pool.connect();
+      // A checked-out client whose connection drops emits "error" besides failing its query: without a
+      // listener that would crash the process. The failed query is what reports it; the client is discarded.
+      let lost: Error | undefined;
+      const onError = (e: Error) => (lost = e);
+      c.on("error", onError);
       try {
         await c.query("BEGIN");
         const out = await fn(c);
         await c.query("COMMIT");
         return out;
       } catch (e) {
-        await c.query("ROLLBACK").catch(() => undefined);
+        if (!lost) await c.query("ROLLBACK").catch(() => undefined);
         throw e;
       } finally {
-        c.release();
+        c.off("error", onError);
+        c.release(lost);
       }
     });
   }
