@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { dashboardChanged, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
-import type { TrackerSync } from "./tracker-sync.ts";
 
 export interface DashboardWriterOptions {
   api: ForgejoApi;
@@ -14,8 +13,14 @@ export interface DashboardWriterOptions {
   minIntervalMs: number;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
-  /** Replicas: write only while holding the issue's lease, each write fenced by its token. */
-  sync?: Pick<TrackerSync, "leads" | "leaderWrite">;
+  /** Checked right before each write: false (not the issue's writer) skips it quietly. */
+  mayWrite?: () => Promise<boolean>;
+  /**
+   * Replicas on a shared store: runs the Forgejo write itself, begun only
+   * while this process's fencing token is the lease's current one (and
+   * logged with it), else rejects and nothing is written.
+   */
+  fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
 
 /** The issue body without our section: the part that belongs to people. */
@@ -103,12 +108,11 @@ export class DashboardWriter {
   }
 
   private async write(): Promise<void> {
-    // Another replica leads this issue: it writes; this one marks dirty again if it takes over.
-    if (this.o.sync && !this.o.sync.leads()) {
-      this.dirty = false;
+    this.dirty = false;
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    this.dirty = false;
     const section = this.o.render();
     let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
     let repaired = false;
@@ -124,8 +128,13 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
       return;
     }
+    // Again right before the write: the lease may have moved during the read.
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
+      return;
+    }
     const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
-    await (this.o.sync ? this.o.sync.leaderWrite("dashboard", edit) : edit());
+    await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
     this.lastWritten = next;
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });

@@ -78,8 +78,9 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
     });
     const middleware = await createNodeMiddleware(
       (app) => {
-        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload, ctx.id ?? null)));
-        app.on("issues", async (ctx) => void (await run("issues", ctx.payload, ctx.id ?? null)));
+        // ctx.id is X-GitHub-Delivery, which Forgejo sends equal to X-Forgejo-Delivery (a UUID per delivery, kept on redelivery).
+        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload, ctx.id || null)));
+        app.on("issues", async (ctx) => void (await run("issues", ctx.payload, ctx.id || null)));
       },
       { probot, webhooksPath: config.webhookPath },
     );
@@ -98,7 +99,7 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
       }
       const id = req.headers["x-forgejo-delivery"] ?? req.headers["x-github-delivery"];
       try {
-        await run(event, payload, typeof id === "string" ? id : null);
+        await run(event, payload, typeof id === "string" && id ? id : null);
       } catch (e) {
         // As Probot's middleware does: the error's own status (503 when the shared store is down), else 500.
         const status = typeof (e as { status?: unknown }).status === "number" ? (e as { status: number }).status : 500;

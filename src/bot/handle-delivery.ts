@@ -53,9 +53,7 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
               type: "upsert",
               comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
             };
-      // With a shared store this stores first (once per delivery id) and throws when it cannot: no acknowledgement then.
-      await t.ingest([ev], deliveryId);
-      result = "applied";
+      result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
     } else if (event === "issues") {
       const data = validated(IssuesPayloadSchema, payload, event, d.log);
       if (!data) {

@@ -18,6 +18,8 @@ export interface RepoFlags {
 export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
+  /** The Forgejo client the store uses (for commands that read beyond it). */
+  api: ForgejoApi;
   logger: Logger;
   /** Run `fn` against the store; if a cached issue number turned out stale (404), forget it and retry once. */
   withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
@@ -56,6 +58,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   return {
     env,
     store,
+    api,
     logger,
     async withStore(fn) {
       try {

@@ -98,6 +98,10 @@ export function buildProgram(io: CliIo): Command {
     .option("--app <file>", "app.yml to read", "app.yml")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
 
+  repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))
+    .option("--store <file>", "the bot's store (env CHECKPOST_STORE_FILE; default <CHECKPOST_DATA_DIR>/bot/projection.sqlite)")
+    .action(async (o) => (await import("./commands/rebuild.ts")).rebuild(io, { ...o, debug: debug() }));
+
   program
     .command("forge")
     .description("run the embedded Forgejo-compatible server on its own")

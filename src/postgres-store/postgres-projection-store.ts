@@ -50,6 +50,7 @@ interface FeedRow extends CommentRow {
 
 const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
 const PAGE = 2_000;
+const DELIVERY_DEADLINE_MS = 6_000;
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
 
@@ -140,6 +141,9 @@ export class PostgresProjectionStore implements ProjectionStore {
     return this.clock ? this.clock() : null;
   }
 
+  /** False after a call failed for want of PostgreSQL, until one succeeds again (readiness). */
+  available = true;
+
   /** True when PostgreSQL answers now (readiness). */
   async ping(): Promise<boolean> {
     try {
@@ -156,7 +160,21 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   // ---- comments -----------------------------------------------------------
 
+  /**
+   * Bounded by a deadline (DELIVERY_DEADLINE_MS): Probot answers a webhook 202
+   * after 9 s whatever the handler does, which would acknowledge what was not
+   * stored; a late failure is a 503 instead. (The transaction may still commit
+   * after the deadline: the redelivery is then a duplicate, which is harmless.)
+   */
   async applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`PostgreSQL store: no answer within ${DELIVERY_DEADLINE_MS} ms`)), DELIVERY_DEADLINE_MS);
+    });
+    return Promise.race([this.applyDeliveryNow(issue, deliveryId, events), late]).finally(() => clearTimeout(timer));
+  }
+
+  private async applyDeliveryNow(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
     return this.tx(async (c) => {
       if (deliveryId !== null) {
         const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, this.clock?.() ?? Date.now()]);
@@ -244,6 +262,11 @@ export class PostgresProjectionStore implements ProjectionStore {
       );
       return r.rows.map((x) => x.k);
     });
+  }
+
+  /** The feed position now: readChanges from it returns whatever commits from here on. */
+  async feedCursor(): Promise<FeedCursor> {
+    return this.guard(async () => (await this.pool.query<{ x: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x")).rows[0]?.x ?? "0");
   }
 
   /**
@@ -495,9 +518,15 @@ export class PostgresProjectionStore implements ProjectionStore {
   /** Connection and server errors become StoreUnavailableError; StaleLeaseError passes through. */
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const out = await fn();
+      if (!this.available) this.log?.info("PostgreSQL answers again");
+      this.available = true;
+      return out;
     } catch (e) {
-      if (e instanceof StaleLeaseError || e instanceof StoreUnavailableError) throw e;
+      if (e instanceof StaleLeaseError) throw e;
+      if (this.available) this.log?.error({ err: e }, "the shared store is unavailable: not ready, deliveries answered 503 until it answers again");
+      this.available = false;
+      if (e instanceof StoreUnavailableError) throw e;
       throw new StoreUnavailableError(`PostgreSQL store: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   }

@@ -42,7 +42,7 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     }),
   });
   const startReplica = async (id: string) => {
-    const bot = await createBot({ ...config, database: { url: dbUrl, leaseTtlMs: 3_000, feedIntervalMs: 50, replicaId: id } }, { logger });
+    const bot = await createBot({ ...config, leaseTtlMs: 3_000, database: { url: dbUrl, feedIntervalMs: 50, replicaId: id } }, { logger });
     bots.push(bot);
     return bot;
   };
@@ -51,7 +51,7 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     const r = await fetch(`${bot.url}${path}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
     return { status: r.status, body: (await r.json()) as unknown };
   };
-  const leader = () => live().filter((b) => b.replica?.leads(issueKey(REPO, issue)));
+  const leader = () => live().filter((b) => b.trackers().some((t) => t.o.lease.current() !== null));
 
   beforeAll(async () => {
     dbUrl = await server.freshDatabase();
