@@ -161,12 +161,14 @@ export class PostgresProjectionStore implements ProjectionStore {
   // ---- comments -----------------------------------------------------------
 
   /**
-   * Bounded by a deadline (DELIVERY_DEADLINE_MS): Probot answers a webhook 202
+   * A webhook delivery's is bounded by a deadline (DELIVERY_DEADLINE_MS): Probot answers a webhook 202
    * after 9 s whatever the handler does, which would acknowledge what was not
    * stored; a late failure is a 503 instead. (The transaction may still commit
    * after the deadline: the redelivery is then a duplicate, which is harmless.)
    */
   async applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    // Reads (poll, reconcile: no delivery id) have no one waiting on an answer: no deadline.
+    if (deliveryId === null) return this.applyDeliveryNow(issue, deliveryId, events);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StoreUnavailableError(`PostgreSQL store: no answer within ${DELIVERY_DEADLINE_MS} ms`)), DELIVERY_DEADLINE_MS);
