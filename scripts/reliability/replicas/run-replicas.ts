@@ -256,8 +256,13 @@ export async function runReplicaChaos(o: ReplicaChaosOptions): Promise<{ figures
     for (const r of replicas.filter((x) => x.alive)) {
       let got = "";
       for (let attempt = 0; attempt < 50; attempt++) {
-        const res = await fetch(`${r.url}/api/agents`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
-        got = comparable(((await res.json()) as { agents: AgentEntry[] }).agents);
+        try {
+          const res = await fetch(`${r.url}/api/agents`, { headers: { authorization: `Bearer ${API_TOKEN}`, connection: "close" } });
+          got = comparable(((await res.json()) as { agents: AgentEntry[] }).agents);
+        } catch (e) {
+          // A keep-alive socket the replica closed as it was reused: ask again.
+          got = `unreachable: ${e instanceof Error ? e.message : String(e)}`;
+        }
         if (got === want) break;
         await new Promise((res2) => setTimeout(res2, 100));
       }
