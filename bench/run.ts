@@ -15,6 +15,8 @@ import { generateDataset } from "./data.ts";
 import { parseThroughput } from "./parse-bench.ts";
 import type { ParseResult } from "./parse-bench.ts";
 import { buildReport, formatReport } from "./report.ts";
+import { simulateDashboardWrites } from "./dashboard-writes.ts";
+import type { DashboardWritesResult } from "./dashboard-writes.ts";
 
 export interface BenchConfig {
   quick: boolean;
@@ -65,6 +67,8 @@ export interface BenchResults {
   scenarios: ScenarioResult[];
   /** One bot replica on SQLite and on PostgreSQL (bench/store-compare.ts). */
   stores: StoreRun[];
+  /** Dashboard writes per hour, busy (20 agents checkpointing every ~10 min) and idle (all stopped). */
+  dashboardWrites?: { busy: DashboardWritesResult; idle: DashboardWritesResult };
   wallSeconds: number;
 }
 
@@ -92,6 +96,9 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
   log("parse throughput");
   const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
+  log("dashboard writes per hour (simulated clock)");
+  const dashboardWrites = { busy: simulateDashboardWrites({ hours: 2 }), idle: simulateDashboardWrites({ hours: 7, activeHours: 1 }) };
+  log(`dashboard writes/h: busy ${dashboardWrites.busy.writesPerHour.toFixed(1)} (checkpoints/h ${dashboardWrites.busy.checkpointsPerHour.toFixed(1)}), idle ${dashboardWrites.idle.idleWritesPerHour?.toFixed(1)}`);
   return {
     generatedAt: new Date().toISOString(),
     mode: cfg.quick ? "quick" : "full",
@@ -100,6 +107,7 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     parse,
     scenarios,
     stores,
+    dashboardWrites,
     wallSeconds: (performance.now() - t0) / 1000,
   };
 }

@@ -92,7 +92,8 @@ const resume: ApiRoute = (url, res, d) => {
     return send(res, 400, { error: "agent and session are required: /api/resume?agent=A&session=S" });
   }
   const mapName = url.searchParams.get("map") ?? "implementation-worker";
-  const map = BUILTIN_PHASE_MAPS[mapName];
+  // Own keys only: map=__proto__ or map=constructor must be a 400, not Object.prototype's members.
+  const map = Object.hasOwn(BUILTIN_PHASE_MAPS, mapName) ? BUILTIN_PHASE_MAPS[mapName] : undefined;
   if (!map) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
   const t = pick(d.trackers(), url.searchParams, agent, session);
   if (!("projection" in t)) {
@@ -101,7 +102,7 @@ const resume: ApiRoute = (url, res, d) => {
   }
   const answer = t.projection.resume(agent, session, map);
   d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
-  return send(res, 200, { ...answer, next_seq: (answer.checkpoint?.seq ?? 0) + 1, epoch: (answer.checkpoint?.epoch ?? 0) + 1, repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue });
+  return send(res, 200, { ...answer, next_seq: (answer.checkpoint?.seq ?? 0) + 1, epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0) + 1, repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue });
 };
 
 /** The bot's API routes by path (docs/bot-api.openapi.yaml documents exactly these). */

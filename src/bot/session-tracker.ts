@@ -3,9 +3,11 @@ import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
-import { renderDashboard } from "../dashboard/index.ts";
+import { renderDashboard, resumeIndexScope } from "../dashboard/index.ts";
+import type { RenderDashboardOptions } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
+import { ControlDesk } from "./control-desk.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
 import type { IssueLease } from "./issue-lease.ts";
@@ -22,6 +24,8 @@ export interface TrackerOptions {
   dashboardIntervalMs: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
+  /** Dashboard options (docs link, bot URL for "How to resume", row cap). */
+  dashboard?: Pick<RenderDashboardOptions, "docsUrl" | "apiUrl" | "maxRows">;
   /** See readAllComments. */
   readWindowSize?: number;
   logger: Logger;
@@ -46,6 +50,8 @@ export interface TrackerOptions {
 export class SessionTracker {
   readonly projection: Projection;
   readonly dashboard: DashboardWriter;
+  /** People's commands (slash comments, dashboard checkboxes) → [CONTROL] comments. */
+  readonly controls: ControlDesk;
   /** Newest `updated_at` seen (ms), for the next incremental poll. */
   private pollFromMs = 0;
   private states: Record<string, LivenessState> = {};
@@ -73,7 +79,33 @@ export class SessionTracker {
       minIntervalMs: o.dashboardIntervalMs,
       logger: o.logger,
       metrics: o.metrics,
-      render: () => renderDashboard(this.projection.snapshot(), this.now(), { liveness: o.liveness }),
+      render: () => this.renderSection(),
+    });
+    this.controls = new ControlDesk({
+      api: o.api,
+      repo: o.repo,
+      issue: o.issue,
+      projection: this.projection,
+      selfLogin: o.selfLogin,
+      ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
+      logger: o.logger,
+      metrics: o.metrics,
+      now: this.now,
+      applyOwn: (c) => void this.apply([{ type: "upsert", comment: toCommentRecord(c) }]),
+      refreshDashboard: async () => {
+        this.dashboard.markDirty();
+        await this.dashboard.flush();
+      },
+    });
+  }
+
+  /** The dashboard section as it would be written now. */
+  renderSection(): string {
+    const o = this.o;
+    return renderDashboard(this.projection.snapshot(), this.now(), {
+      liveness: o.liveness,
+      ...o.dashboard,
+      ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
     });
   }
 
@@ -172,12 +204,19 @@ export class SessionTracker {
   async checkLiveness(): Promise<LivenessTransition[]> {
     const now = this.now();
     const next: Record<string, LivenessState> = {};
-    const entries = this.projection.snapshot().entries;
-    for (const e of entries) next[entryKey(e.agent, e.session)] = liveness(e, now, this.o.liveness).state;
+    // Only entries with a trusted signal have a liveness state (and so alerts and metrics): the
+    // others never signalled, and may be named by anyone (issue 9). A map keeps this O(entries).
+    const entries = new Map<string, AgentEntry>();
+    for (const e of this.projection.snapshot().entries) {
+      if (e.lastSignalAt === null) continue;
+      const k = entryKey(e.agent, e.session);
+      entries.set(k, e);
+      next[k] = liveness(e, now, this.o.liveness).state;
+    }
     const transitions = detectTransitions(this.states, next).filter((t) => t.from !== null || t.to !== "active");
     this.states = next;
     for (const t of transitions) {
-      const entry = entries.find((e) => entryKey(e.agent, e.session) === t.key);
+      const entry = entries.get(t.key);
       this.o.metrics.transitions.inc({ to: t.to ?? "gone" });
       this.o.logger.info({ issue: this.key, agent: entry?.agent, session: entry?.session, from: t.from, to: t.to }, `agent is now ${t.to ?? "gone"}`);
       if (this.o.staleAlerts && entry && (t.to === "stale" || t.to === "silent")) {

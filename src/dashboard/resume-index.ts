@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
 import { directiveOf } from "../projection/index.ts";
@@ -6,6 +7,14 @@ import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
 
 const CommentId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/** Most entries an index holds. The writer keeps the newest this many; the reader refuses a longer list. */
+export const MAX_RESUME_INDEX_ENTRIES = 10_000;
+
+/**
+ * One entry. The writer writes only entries that pass this schema and the
+ * reader drops (alone) any that does not, so one odd name never costs the
+ * whole index.
+ */
 export const ResumeIndexEntrySchema = z.object({
   agent: AgentNameSchema,
   session: SessionIdSchema,
@@ -14,7 +23,7 @@ export const ResumeIndexEntrySchema = z.object({
   id: CheckpointIdSchema.optional(),
   seq: SeqSchema.optional(),
   epoch: EpochSchema.optional(),
-  /** Highest epoch seen for this agent+session, so a cold reader can spot a zombie in the tail. */
+  /** Highest epoch seen for this agent+session (the fence): the pointed checkpoint may not be below it. */
   maxEpoch: EpochSchema,
   /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
   controls: z.array(CommentId).max(3).optional(),
@@ -22,41 +31,51 @@ export const ResumeIndexEntrySchema = z.object({
   directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: CommentId }).optional(),
 });
 
+const SignatureField = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/);
+
 /**
  * A hint for cold readers: where each agent+session's resume point is and how
- * far the bot had read. Checked for internal consistency; the reader still
- * verifies the comment it points to.
+ * far the bot had read. With a signing key the bot signs it (`sig`, over the
+ * index and the issue it belongs to); `complete` says no entry was left out.
+ * Entries are checked one by one (see `extractResumeIndex`).
  */
-export const ResumeIndexSchema = z
-  .object({
-    v: z.literal(1),
-    watermark: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    watermarkUpdatedAt: z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be a time").optional(),
-    entries: z.array(ResumeIndexEntrySchema).max(10_000),
-  })
-  .superRefine((ix, ctx) => {
-    const seen = new Set<string>();
-    ix.entries.forEach((e, i) => {
-      const key = JSON.stringify([e.agent, e.session]);
-      if (seen.has(key)) ctx.addIssue({ code: "custom", path: ["entries", i], message: "duplicate agent+session" });
-      seen.add(key);
-      if (e.commentId > ix.watermark) ctx.addIssue({ code: "custom", path: ["entries", i, "commentId"], message: "beyond the watermark" });
-      if ((e.epoch ?? 0) > e.maxEpoch) ctx.addIssue({ code: "custom", path: ["entries", i, "epoch"], message: "above maxEpoch" });
-    });
-  });
+export const ResumeIndexSchema = z.object({
+  v: z.literal(1),
+  watermark: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  watermarkUpdatedAt: z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be a time").optional(),
+  entries: z.array(ResumeIndexEntrySchema).max(MAX_RESUME_INDEX_ENTRIES),
+  /** Every agent+session with a resume point has an entry (none was left out for size or shape). */
+  complete: z.boolean().optional(),
+  sig: SignatureField.optional(),
+});
 export type ResumeIndex = z.infer<typeof ResumeIndexSchema>;
 export type ResumeIndexEntry = z.infer<typeof ResumeIndexEntrySchema>;
 
+/** The raw shape before entries are checked one by one. */
+export const RawResumeIndexSchema = ResumeIndexSchema.extend({ entries: z.array(z.unknown()).max(MAX_RESUME_INDEX_ENTRIES) });
+
+/** Key and scope (`owner/repo#issue`) the index is signed for; the scope stops copying an index to another issue. */
+export interface ResumeIndexSigning {
+  key: string;
+  scope: string;
+}
+
+/** The scope string of an issue, as both writer and reader build it. */
+export function resumeIndexScope(owner: string, repo: string, issue: number): string {
+  return `${owner}/${repo}#${issue}`.toLowerCase();
+}
+
 /** The index of a snapshot: one entry per agent+session that has a resume point, in snapshot order. */
 export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
-  const entries: ResumeIndexEntry[] = [];
+  let entries: ResumeIndexEntry[] = [];
+  let complete = true;
   for (const e of snapshot.entries) {
     const l = e.latest;
     if (!l) continue;
     const c = e.control;
     const controls = c ? [c.paused, c.hidden, c.pending].filter((x) => x !== null).map((x) => x.commentId) : [];
     const d = directiveOf(e);
-    entries.push({
+    const entry = {
       agent: e.agent,
       session: e.session,
       commentId: l.commentId,
@@ -66,21 +85,53 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
       maxEpoch: e.maxEpoch,
       ...(controls.length ? { controls } : {}),
       ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),
-    });
+    };
+    // The reader's own entry check: what it would drop is not written (its agent gets a full read).
+    if (ResumeIndexEntrySchema.safeParse(entry).success) entries.push(entry);
+    else complete = false;
+  }
+  if (entries.length > MAX_RESUME_INDEX_ENTRIES) {
+    // Keep the most recently checkpointed, in snapshot order.
+    const cut = entries.map((x) => x.commentId).sort((a, b) => b - a)[MAX_RESUME_INDEX_ENTRIES - 1] as number;
+    entries = entries.filter((x) => x.commentId >= cut).slice(0, MAX_RESUME_INDEX_ENTRIES);
+    complete = false;
   }
   return {
     v: 1,
     watermark: snapshot.watermark,
     ...(snapshot.watermarkUpdatedAt !== null ? { watermarkUpdatedAt: snapshot.watermarkUpdatedAt } : {}),
     entries,
+    complete,
   };
 }
 
+/** `hmac-sha256=<hex>` over the scope and the index as JSON (without `sig`). */
+export function signResumeIndex(index: Omit<ResumeIndex, "sig"> | Record<string, unknown>, signing: ResumeIndexSigning): string {
+  const { sig: _, ...rest } = index as Record<string, unknown>;
+  const mac = createHmac("sha256", signing.key).update(JSON.stringify(["checkpost-resume-index-v1", signing.scope, rest]), "utf8");
+  return `hmac-sha256=${mac.digest("hex")}`;
+}
+
 /**
- * The index as one HTML comment line. `<`, `>` and `&` are written as JSON
- * `\u` escapes, so no name can close the comment or fake a marker.
+ * Check `sig` of an index as parsed from the body (before its entries are
+ * checked: the signature covers them as written). Key order is kept by
+ * JSON.parse, so re-serialising gives the signed text back.
  */
-export function formatResumeIndex(index: ResumeIndex): string {
-  const json = JSON.stringify(index).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+export function verifyResumeIndexSignature(raw: Record<string, unknown>, signing: ResumeIndexSigning): boolean {
+  if (typeof raw["sig"] !== "string") return false;
+  const expected = Buffer.from(signResumeIndex(raw, signing));
+  const actual = Buffer.from(raw["sig"]);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/**
+ * The index as one HTML comment line, signed when `signing` is given. `<`,
+ * `>` and `&` are written as JSON `\u` escapes, so no name can close the
+ * comment or fake a marker.
+ */
+export function formatResumeIndex(index: ResumeIndex, signing?: ResumeIndexSigning): string {
+  const { sig: _, ...unsigned } = index;
+  const out = signing ? { ...unsigned, sig: signResumeIndex(unsigned, signing) } : unsigned;
+  const json = JSON.stringify(out).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return `${RESUME_INDEX_OPEN}${json}${RESUME_INDEX_CLOSE}`;
 }

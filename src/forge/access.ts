@@ -9,25 +9,45 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** Token from ?token= / ?access_token= (deprecated but still read) or `Authorization: token|bearer X`. */
-export function tokenFromRequest(url: URL, headers: IncomingHttpHeaders): string | undefined {
+/** What a request presents: a token (query, `token`/`bearer` header) or Basic credentials. */
+export type Credentials = { kind: "token"; token: string } | { kind: "basic"; user: string; password: string };
+
+/** Token from ?token= / ?access_token= (deprecated but still read), `Authorization: token|bearer X`, or Basic. */
+export function credentialsFromRequest(url: URL, headers: IncomingHttpHeaders): Credentials | undefined {
   const q = url.searchParams.get("token") ?? url.searchParams.get("access_token");
-  if (q) return q;
+  if (q) return { kind: "token", token: q };
   const auth = headers.authorization;
   if (!auth) return undefined;
   const m = /^(token|bearer)\s+(\S+)\s*$/i.exec(auth);
-  return m ? m[2] : undefined;
+  if (m) return { kind: "token", token: m[2]! };
+  const b = /^basic\s+(\S*)\s*$/i.exec(auth);
+  if (!b) return undefined;
+  // base.BasicAuthDecode: base64 of "user:password", split at the first colon.
+  const decoded = Buffer.from(b[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? { kind: "basic", user: decoded, password: "" } : { kind: "basic", user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /**
  * Resolve the doer. A token that does not exist is an incorrect credential: 401 on every API route.
  * (Forgejo's message embeds the token; this server never echoes it.)
+ * Basic (services/auth/basic.go): the password is tried as an access token, or the user name when the
+ * password is empty or "x-oauth-basic"; otherwise Forgejo signs in with user and password, and a failed
+ * sign-in is a 401 from apiAuth. Users here have no password, so every such sign-in fails.
  */
-export function authenticate(forge: ForgeContext, token: string | undefined): UserRow | null {
-  if (token === undefined) return null;
-  const user = forge.store.userByTokenHash(hashToken(token));
-  if (!user) throw apiError(forge.baseUrl, 401, "access token does not exist");
-  return user;
+export function authenticate(forge: ForgeContext, creds: Credentials | undefined): UserRow | null {
+  if (creds === undefined) return null;
+  if (creds.kind === "token") {
+    const user = forge.store.userByTokenHash(hashToken(creds.token));
+    if (!user) throw apiError(forge.baseUrl, 401, "access token does not exist");
+    return user;
+  }
+  const usernameIsToken = creds.password === "" || creds.password === "x-oauth-basic";
+  const byToken = forge.store.userByTokenHash(hashToken(usernameIsToken ? creds.user : creds.password));
+  if (byToken) return byToken;
+  const named = forge.store.userByLogin(creds.user);
+  if (!named) throw apiError(forge.baseUrl, 401, `user does not exist [uid: 0, name: ${creds.user}]`);
+  throw apiError(forge.baseUrl, 401, `user's password is invalid [uid: ${named.id}, name: ${named.login}]`);
 }
 
 /** reqToken(): 401 "token is required" for anonymous requests. */

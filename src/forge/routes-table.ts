@@ -29,6 +29,8 @@ export const FORGE_ROUTES: readonly RouteSpec[] = [
   r("POST", "/repos/{owner}/{repo}/issues/{index}/labels"),
   r("GET", "/repos/{owner}/{repo}/labels"),
   r("POST", "/repos/{owner}/{repo}/labels"),
+  r("GET", "/repos/{owner}/{repo}/collaborators"),
+  r("GET", "/repos/{owner}/{repo}/collaborators/{collaborator}/permission"),
   r("GET", "/repos/{owner}/{repo}/hooks"),
   r("POST", "/repos/{owner}/{repo}/hooks"),
   r("GET", "/repos/{owner}/{repo}/hooks/{id}"),

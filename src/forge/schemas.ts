@@ -58,7 +58,8 @@ function goFieldName(key: string): string {
 
 /** Parse a body or return Forgejo's binding message, e.g. "[Title]: Required". */
 export function bindBody<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {
-  const r = schema.safeParse(body ?? {});
+  // An absent body binds as {}; a JSON `null` (or any non-object) is a binding error, never "no change".
+  const r = schema.safeParse(body === undefined ? {} : body);
   if (r.success) return { ok: true, value: r.data };
   const issue = r.error.issues[0];
   const key = issue?.path[0];

@@ -2,7 +2,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import { authenticate, tokenFromRequest } from "./access.ts";
+import { authenticate, credentialsFromRequest } from "./access.ts";
 import { createAdmin, type ForgeAdmin } from "./admin.ts";
 import { ApiFailure, apiError, notFound, swaggerUrl } from "./api-error.ts";
 import type { ForgeContext, RequestContext } from "./context.ts";
@@ -26,25 +26,69 @@ export interface ForgeServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 32 * 1024 * 1024;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** Why a request body was not read: too large (413) or too slow (408). */
+class BodyError extends Error {
+  constructor(readonly status: 408 | 413) {
+    super(status === 413 ? "request body too large" : "request body timed out");
+  }
+}
+
+/**
+ * The whole request body, or a BodyError: over `maxBytes` (announced by Content-Length or counted as it
+ * streams) or not complete within `timeoutMs`. Reading stops at once; the caller answers and closes.
+ */
+function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > maxBytes) return reject(new BodyError(413));
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    let done = false;
+    const finish = (err: Error | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off("data", onData);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else resolve(Buffer.concat(chunks));
+    };
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) req.destroy(new Error("body too large"));
+      if (size > maxBytes) finish(new BodyError(413));
       else chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
+    };
+    const timer = setTimeout(() => finish(new BodyError(408)), timeoutMs);
+    req.on("data", onData);
+    req.on("end", () => finish(null));
+    req.on("error", (e) => finish(e));
   });
+}
+
+/** Go's net/http answer to a request line it cannot parse (e.g. a bad %-escape in the path): plain 400, then close. */
+function badRequest(res: ServerResponse): void {
+  const body = "400 Bad Request";
+  res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.length), Connection: "close" });
+  res.end(body);
+}
+
+/** True when every %-escape of the path decodes (url.ParseRequestURI in Go rejects the request otherwise). */
+function pathDecodes(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function startForge(options: ForgeOptions = {}): Promise<ForgeServer> {
   const host = options.host ?? "127.0.0.1";
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
   const logger = options.logger ?? pino({ level: "silent" });
   const store = new ForgeStore(options.dataDir);
   let clock = options.clock ?? Date.now;
@@ -80,7 +124,17 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       res.on("finish", resolve);
       res.on("close", resolve);
     });
-    const raw = await readBody(req);
+    if (!pathDecodes(url.pathname)) return badRequest(res);
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, maxBodyBytes, bodyTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof BodyError)) throw err;
+      // Answer, then drop the connection: the rest of the body is never read.
+      res.once("finish", () => req.socket.destroy());
+      const message = err.status === 413 ? `request body over ${maxBodyBytes} bytes` : `request body not received within ${bodyTimeoutMs} ms`;
+      return send(res, { status: err.status, json: { message, url: swaggerUrl(forge.baseUrl) }, headers: { Connection: "close" } }, 0);
+    }
     if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
       stats.totalRequests++;
       stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
@@ -112,7 +166,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     let result: ApiResult;
     try {
       if (!match.spec) throw match.pathExists ? new ApiFailure({ status: 405 }) : notFound(forge.baseUrl);
-      const doer = authenticate(forge, tokenFromRequest(url, req.headers));
+      const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
       let body: unknown;
       if (raw.length > 0) {
         try {

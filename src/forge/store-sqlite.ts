@@ -1,6 +1,6 @@
 /** better-sqlite3 persistence for the embedded forge: in-memory or dataDir/forge.sqlite (WAL). */
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_SCHEMA } from "./store-schema.ts";
 import type { AccessMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
@@ -36,8 +36,14 @@ export class ForgeStore {
 
   constructor(dataDir?: string) {
     if (dataDir) {
-      mkdirSync(dataDir, { recursive: true });
-      this.db = new Database(join(dataDir, "forge.sqlite"));
+      // Owner-only: the database holds token hashes, webhook secrets and every comment. A directory that
+      // already exists keeps its mode (it may be the user's own); the file is always made 0600, and SQLite
+      // creates its -wal and -shm files with the database file's mode.
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      const file = join(dataDir, "forge.sqlite");
+      closeSync(openSync(file, "a", 0o600));
+      chmodSync(file, 0o600);
+      this.db = new Database(file);
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
     } else {
@@ -120,6 +126,13 @@ export class ForgeStore {
   }
   setCollaborator(repoId: number, userId: number, mode: AccessMode): void {
     this.run("INSERT OR REPLACE INTO collaborators (repo_id, user_id, mode) VALUES (?, ?, ?)", repoId, userId, mode);
+  }
+  /** Collaborations in the order they were made (Forgejo: by collaboration id). */
+  collaboratorsOfRepo(repoId: number): { user: UserRow; mode: AccessMode }[] {
+    return this.all<UserRow & { collab_mode: AccessMode }>(
+      "SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid",
+      repoId,
+    ).map(({ collab_mode, ...user }) => ({ user, mode: collab_mode }));
   }
   collaboratorMode(repoId: number, userId: number): AccessMode | undefined {
     return this.one<{ mode: AccessMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;

@@ -46,6 +46,10 @@ export interface ForgeOptions {
   webhookTimeoutMs?: number;
   /** Clock in epoch ms (tests may drive it); default Date.now. */
   clock?: () => number;
+  /** Largest request body accepted, in bytes; larger ones get 413. Default 64 MiB. */
+  maxBodyBytes?: number;
+  /** A request body must arrive within this many ms of the request's start, else 408. Default 60 s. */
+  bodyTimeoutMs?: number;
 }
 
 /** Result of a route handler; the server turns it into bytes (or a fault). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ForgejoClient } from "./forgejo-client.ts";
-import { CommentSchema, HookSchema, IssueSchema, LabelSchema, UserSchema, VersionSchema } from "./schemas.ts";
-import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoUser } from "./schemas.ts";
+import { CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
 
 /** owner/repo of the repository holding the session issue. */
 export interface RepoRef {
@@ -119,5 +119,35 @@ export class ForgejoApi {
 
   async deleteHook(r: RepoRef, id: number): Promise<void> {
     await this.client.call("DELETE /repos/{owner}/{repo}/hooks/{id}", { params: { ...r, id }, schema: Empty, what: `hook ${id} of ${r.owner}/${r.repo}` });
+  }
+
+  /** The repository, with `permissions` of the token's user. */
+  async getRepo(r: RepoRef): Promise<ForgejoRepo> {
+    return (await this.client.call("GET /repos/{owner}/{repo}", { params: { ...r }, schema: RepoSchema, what: repoName(r) })).data;
+  }
+
+  /** Every collaborator (paged by 50; at most `maxPages` pages). Forgejo lists users only, not their modes. */
+  async listCollaborators(r: RepoRef, maxPages = 20): Promise<ForgejoUser[]> {
+    const all: ForgejoUser[] = [];
+    for (let page = 1; page <= maxPages; page++) {
+      const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators", { params: { ...r, page, limit: 50 }, schema: z.array(UserSchema), what: repoName(r) });
+      all.push(...res.data);
+      if (res.data.length < 50) break;
+    }
+    return all;
+  }
+
+  /**
+   * GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission: the user's access mode to the
+   * repository ("owner", "admin", "write", "read" or "none"). Forgejo answers 403 unless the token's
+   * user is a site admin, a repo admin, or the user asked about; 404 for an unknown user.
+   */
+  async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
+    const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission", {
+      params: { ...r, collaborator: user },
+      schema: RepoPermissionSchema,
+      what: `${user}'s permission on ${repoName(r)}`,
+    });
+    return res.data.permission;
   }
 }

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { ForgejoApiError, ForgejoResponseError } from "../errors.ts";
 import { forgejoError, networkError } from "./forgejo-error.ts";
 import type { RequestTarget } from "./forgejo-error.ts";
+import { redactUrl } from "../util/redact-url.ts";
 
 export interface ForgejoClientOptions {
   /** FORGEJO_URL: the instance root, e.g. http://127.0.0.1:3000 (the client adds /api/v1). */
@@ -68,9 +69,14 @@ export class ForgejoClient {
   private readonly opts: Required<Omit<ForgejoClientOptions, "token" | "fetch" | "logger">> & Pick<ForgejoClientOptions, "logger">;
 
   constructor(options: ForgejoClientOptions) {
-    this.apiUrl = `${options.url.replace(/\/+$/, "")}/api/v1`;
+    // userinfo in FORGEJO_URL is never sent (fetch refuses it, and the token authenticates) nor shown in
+    // any message: the client works on the URL without it.
+    const url = stripUserinfo(options.url);
+    if (url !== options.url) options.logger?.warn({ url: redactUrl(options.url) }, "FORGEJO_URL carries user:password@; it is ignored (FORGEJO_TOKEN authenticates)");
+    // A URL given with /api/v1 already (a common slip) is the same instance: never /api/v1/api/v1.
+    this.apiUrl = `${url.replace(/\/+$/, "").replace(/\/api\/v1$/, "")}/api/v1`;
     this.opts = {
-      url: options.url,
+      url,
       logger: options.logger,
       retries: options.retries ?? 4,
       minRetryDelayMs: options.minRetryDelayMs ?? 250,
@@ -145,14 +151,20 @@ export class ForgejoClient {
     for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
     if (options.data !== undefined) params["data"] = options.data;
     let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
+    let data: unknown;
     try {
-      response = await this.octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(this.opts.timeoutMs) } });
+      // parseSuccessResponseBody:false: octokit hands over the body stream and we parse it
+      // ourselves. Its parser (json-with-bigint) recurses per character of a string and
+      // overflows the stack on a ~7.9 MiB string on Node 20; it then returns the raw text,
+      // so one large comment by anyone made every full read of the issue fail.
+      response = await this.octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(this.opts.timeoutMs), parseSuccessResponseBody: false } });
+      data = await responseData(response.data, response.headers);
     } catch (e) {
       throw this.translate(e, target);
     }
     const headers = stringHeaders(response.headers);
     this.noteServerClock(headers["date"]);
-    const parsed = options.schema.safeParse(response.data);
+    const parsed = options.schema.safeParse(data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ForgejoResponseError(
@@ -183,6 +195,22 @@ export class ForgejoClient {
   }
 }
 
+/**
+ * A success body as JSON (V8's `JSON.parse` is iterative for strings: any size
+ * Forgejo sends is fine), text for other types, undefined when empty (204).
+ */
+export async function responseData(body: unknown, headers: Record<string, unknown>): Promise<unknown> {
+  if (body === null || body === undefined || body === "") return undefined;
+  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
+  const type = String(headers["content-type"] ?? "").toLowerCase();
+  if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text; // the schema check then says the answer does not have the expected shape
+  }
+}
+
 function stringHeaders(h: Record<string, unknown>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = v === undefined ? undefined : String(v);
@@ -197,3 +225,8 @@ function retryAfterMs(e: ForgejoApiError): number | undefined {
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
+
+function stripUserinfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1");
+}
+

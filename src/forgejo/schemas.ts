@@ -36,6 +36,8 @@ export const CommentSchema = z.object({
   body: z.string(),
   user: z.object({ id: z.number(), login: z.string() }),
   html_url: z.string(),
+  /** The issue's web URL ("" for a pull request); how a reader checks which issue a comment is on. */
+  issue_url: z.string().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -49,6 +51,19 @@ export const HookSchema = z.looseObject({
   config: z.record(z.string(), z.string()).optional(),
 });
 export type ForgejoHook = z.infer<typeof HookSchema>;
+
+/** A repository, with the token user's permissions on it (Forgejo sets `permissions` for a signed-in caller). */
+export const RepoSchema = z.looseObject({
+  id: z.number(),
+  full_name: z.string(),
+  private: z.boolean(),
+  permissions: z.looseObject({ admin: z.boolean(), push: z.boolean(), pull: z.boolean() }).optional(),
+});
+export type ForgejoRepo = z.infer<typeof RepoSchema>;
+
+/** RepoCollaboratorPermission: `permission` is the access mode's string ("owner", "admin", "write", "read", "none"). */
+export const RepoPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
+export type ForgejoRepoPermission = z.infer<typeof RepoPermissionSchema>;
 
 export const VersionSchema = z.looseObject({ version: z.string() });
 

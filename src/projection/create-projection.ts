@@ -1,4 +1,4 @@
-import { markerOf, parseComment, toResumePoint } from "../protocol/index.ts";
+import { DEFAULT_READER_LIMITS, markerOf, parseComment, toResumePoint } from "../protocol/index.ts";
 import type { Checkpoint, PhaseMap, ReaderLimits } from "../protocol/index.ts";
 import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
@@ -61,7 +61,23 @@ export interface RestoredComment {
 interface Held {
   version: Version;
   record: StoredRecord | null;
+  /** Set instead of a record for a comment that is counted, not stored (see `Note`). */
+  note: Note | null;
 }
+/**
+ * What is kept of a comment the projection does not store: a protocol (or
+ * oversized) comment by an untrusted author is counted against its author,
+ * and an oversized comment by a trusted author is one anomaly.
+ */
+type Note = { kind: "untrusted"; author: string } | { kind: "oversized"; anomaly: Anomaly };
+interface AuthorTally {
+  /** Comment id → what the anomaly line shows of it (login as written, link). */
+  ids: Map<number, { login: string; htmlUrl: string | undefined }>;
+  oversized: Set<number>;
+}
+
+/** Untrusted authors listed one line each in `anomalies()`; beyond this they are summed in one line. */
+export const MAX_UNTRUSTED_AUTHORS_LISTED = 100;
 interface Tomb {
   version: Version | null;
   /** What the deleted comment was, if its content was ever seen and it was a checkpoint. */
@@ -99,7 +115,9 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}),
     ...(options.readerLimits !== undefined ? { readerLimits: options.readerLimits } : {}),
   };
+  const maxBodyBytes = options.readerLimits?.maxBodyBytes ?? DEFAULT_READER_LIMITS.maxBodyBytes;
   const live = new Map<number, Held>();
+  const untrustedAuthors = new Map<string, AuthorTally>();
   const tombs = new Map<number, Tomb>();
   const keys = new Map<string, KeyState>();
   const unkeyed = new Map<number, Anomaly>();
@@ -120,7 +138,10 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       return;
     }
     let k = keys.get(r.key);
-    if (!k) keys.set(r.key, (k = { agent: r.agent as string, session: r.session as string, ids: [], derived: null }));
+    if (!k) {
+      k = { agent: r.agent as string, session: r.session as string, ids: [], derived: null };
+      keys.set(r.key, k);
+    }
     insertSorted(k.ids, r.commentId);
     k.derived = null;
   };
@@ -151,6 +172,59 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     ...(htmlUrl !== undefined ? { htmlUrl } : {}),
   });
 
+  /**
+   * Untrusted authors never drive output: their protocol comments (and any
+   * comment over the reader's size limit) are counted per author and not
+   * parsed or stored. A trusted oversized comment is one anomaly; its body is
+   * not parsed either. The length test is cheap and sound: UTF-8 bytes >= UTF-16 units.
+   */
+  const noteFor = (c: CommentRecord): Note | null => {
+    const trusted = ctx.trustedAuthors.has(c.author.toLowerCase());
+    const oversized = c.body.length > maxBodyBytes;
+    if (!trusted && (oversized || parseComment(c.body, ctx.readerLimits).kind !== "none")) return { kind: "untrusted", author: c.author.toLowerCase() };
+    if (!oversized) return null;
+    const mib = (c.body.length / 1024 / 1024).toFixed(1);
+    return {
+      kind: "oversized",
+      anomaly: {
+        kind: "oversized",
+        commentId: c.id,
+        agent: null,
+        session: null,
+        detail: `comment of at least ${mib} MiB is over the reader's ${maxBodyBytes}-byte limit; skipped`,
+        ...(c.htmlUrl !== undefined ? { htmlUrl: detachString(c.htmlUrl) } : {}),
+      },
+    };
+  };
+  const addNote = (n: Note | null, c: CommentRecord) => {
+    if (n === null) return;
+    if (n.kind === "oversized") {
+      unkeyed.set(n.anomaly.commentId, n.anomaly);
+      return;
+    }
+    let t = untrustedAuthors.get(n.author);
+    if (!t) untrustedAuthors.set(n.author, (t = { ids: new Map(), oversized: new Set() }));
+    t.ids.set(c.id, { login: detachString(c.author), htmlUrl: c.htmlUrl === undefined ? undefined : detachString(c.htmlUrl) });
+    if (c.body.length > maxBodyBytes) t.oversized.add(c.id);
+  };
+  const dropNote = (n: Note | null, id: number) => {
+    if (n === null) return;
+    if (n.kind === "oversized") {
+      unkeyed.delete(id);
+      return;
+    }
+    const t = untrustedAuthors.get(n.author);
+    if (!t) return;
+    t.ids.delete(id);
+    t.oversized.delete(id);
+    if (t.ids.size === 0) untrustedAuthors.delete(n.author);
+  };
+  /** Held record and note of one comment version. */
+  const store = (c: CommentRecord, version: Version): { record: StoredRecord | null; note: Note | null } => {
+    const note = noteFor(c);
+    return { note, record: note ? null : toStoredRecord(c, version, ctx) };
+  };
+
   const upsert = (c: CommentRecord): boolean => {
     const { updatedMs } = checkComment(c);
     const hash = bodyHash(c.body);
@@ -159,7 +233,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       // Deleted for good; a late copy only tells us what it was.
       if (tomb.version && compareVersions({ updatedMs, hash }, tomb.version) <= 0) return false;
       tomb.version = { updatedMs, hash, multi: tomb.version?.multi ?? false };
-      const p = parseComment(c.body, ctx.readerLimits);
+      const p = noteFor(c) ? ({ kind: "none" } as const) : parseComment(c.body, ctx.readerLimits);
       tomb.deleted = p.kind === "checkpoint" ? deletedAnomaly(c.id, p.checkpoint, c.htmlUrl) : null;
       return true;
     }
@@ -176,13 +250,18 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       }
       held.version = { updatedMs, hash, multi: held.version.multi || newlyMulti };
       if (held.record) detach(held.record);
-      held.record = toStoredRecord(c, held.version, ctx);
+      dropNote(held.note, c.id);
+      const next = store(c, held.version);
+      held.record = next.record;
+      held.note = next.note;
       if (held.record) attach(held.record);
+      addNote(held.note, c);
     } else {
       const version: Version = { updatedMs, hash, multi: false };
-      const record = toStoredRecord(c, version, ctx);
-      live.set(c.id, { version, record });
+      const { record, note } = store(c, version);
+      live.set(c.id, { version, record, note });
       if (record) attach(record);
+      addNote(note, c);
     }
     if (c.id > maxId) maxId = c.id;
     if (updatedMs > maxUpdatedMs) maxUpdatedMs = updatedMs;
@@ -198,6 +277,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       return true;
     }
     let deleted: Anomaly | null = null;
+    dropNote(held.note, id);
     if (held.record) {
       detach(held.record);
       if (held.record.kind === "checkpoint") deleted = deletedAnomaly(id, held.record.checkpoint, held.record.htmlUrl);
@@ -227,11 +307,43 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     return k.derived;
   };
 
+  /**
+   * Anomalies of trusted authors' comments (by comment id), then one line per
+   * untrusted author (by their newest comment), at most
+   * MAX_UNTRUSTED_AUTHORS_LISTED of them and a sum of the rest: a flood of
+   * untrusted comments cannot push a real anomaly out of sight.
+   */
   const anomalies = (): Anomaly[] => {
     const all: Anomaly[] = [...unkeyed.values()];
     for (const k of keys.values()) all.push(...derived(k).anomalies);
     for (const t of tombs.values()) if (t.deleted) all.push(t.deleted);
-    return all.sort((a, b) => a.commentId - b.commentId || compareCodePoints(a.kind, b.kind));
+    all.sort((a, b) => a.commentId - b.commentId || compareCodePoints(a.kind, b.kind));
+    const authors = [...untrustedAuthors.values()]
+      .map((t) => {
+        let last = 0;
+        for (const id of t.ids.keys()) if (id > last) last = id;
+        return { t, last, seen: t.ids.get(last) as { login: string; htmlUrl: string | undefined } };
+      })
+      .sort((a, b) => b.last - a.last);
+    const listed = authors.slice(0, MAX_UNTRUSTED_AUTHORS_LISTED).reverse();
+    const rest = authors.slice(MAX_UNTRUSTED_AUTHORS_LISTED);
+    if (rest.length) {
+      let n = 0;
+      for (const a of rest) n += a.t.ids.size;
+      all.push({ kind: "untrusted-author", commentId: (rest[0] as (typeof rest)[number]).last, agent: null, session: null, detail: `${rest.length} more untrusted authors wrote ${comments(n)}; ignored` });
+    }
+    for (const { t, last, seen } of listed) {
+      const over = t.oversized.size ? `, ${t.oversized.size} over the size limit,` : "";
+      all.push({
+        kind: "untrusted-author",
+        commentId: last,
+        agent: null,
+        session: null,
+        detail: `${comments(t.ids.size)}${over} by ${seen.login}, who is not a trusted author; ignored`,
+        ...(seen.htmlUrl !== undefined ? { htmlUrl: seen.htmlUrl } : {}),
+      });
+    }
+    return all;
   };
 
   const latest = (agent: string, session?: string): LatestCheckpoint | null => {
@@ -276,7 +388,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
           }
         } else if (!live.has(c.id) && !tombs.has(c.id)) {
           const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
-          live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null });
+          live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null });
           if (c.id > maxId) maxId = c.id;
           if (updatedMs > maxUpdatedMs) maxUpdatedMs = updatedMs;
         }
@@ -322,4 +434,11 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     anomalies,
   };
   return projection;
+}
+
+const comments = (n: number) => `${n} protocol comment${n === 1 ? "" : "s"}`;
+
+/** A copy that does not keep a large parent string alive (see stored-comment.ts). */
+function detachString(s: string): string {
+  return s.length >= 13 ? Buffer.from(s, "utf8").toString("utf8") : s;
 }

@@ -1,6 +1,6 @@
 export { CommentRecordSchema, CommentEventSchema, TrustPolicySchema } from "./comment-event.ts";
 export type { CommentRecord, CommentEvent, TrustPolicy } from "./comment-event.ts";
-export { createProjection } from "./create-projection.ts";
+export { createProjection, MAX_UNTRUSTED_AUTHORS_LISTED } from "./create-projection.ts";
 export type { Projection, ProjectionOptions, RestoredComment } from "./create-projection.ts";
 export { projectComments } from "./project-comments.ts";
 export { entryKey } from "./entry-key.ts";

@@ -11,7 +11,8 @@ export type AnomalyKind =
   | "seq-gap"
   | "seq-fork"
   | "duplicate-id"
-  | "rejected-control";
+  | "rejected-control"
+  | "oversized";
 
 /** Something a person should look at. `agent`/`session` are null when the comment does not say. */
 export interface Anomaly {

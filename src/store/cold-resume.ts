@@ -1,10 +1,12 @@
 import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
+import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { createProjection } from "../projection/index.ts";
 import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
-import { extractResumeIndex } from "../dashboard/index.ts";
+import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import type { ResumeIndexEntry } from "../dashboard/index.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
@@ -23,58 +25,105 @@ export interface ColdResumeInput {
 
 export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
 
-async function answer(records: CommentRecord[], input: ColdResumeInput, via: "index" | "full"): Promise<ColdResumeAnswer> {
-  const p = createProjection(await input.policy);
+function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
+  const p = createProjection(policy);
   p.replaceAll(records);
   const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
   return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
+}
+
+/** The comment is on this issue (Forgejo's `issue_url` is the issue's web URL; `html_url` adds `#issuecomment-N`). */
+function onIssue(c: ForgejoComment, repo: RepoRef, issue: number): boolean {
+  const tail = `/${repo.owner}/${repo.repo}/issues/${issue}`.toLowerCase();
+  if (c.issue_url) return c.issue_url.toLowerCase().endsWith(tail);
+  return c.html_url.toLowerCase().endsWith(`${tail}#issuecomment-${c.id}`);
+}
+
+/** The pointed comment is what the entry says: this agent+session's checkpoint, its Id/Seq/Epoch, not below the entry's fence. */
+function matchesEntry(c: ForgejoComment, e: ResumeIndexEntry, input: ColdResumeInput, trusted: ReadonlySet<string>): boolean {
+  if (!trusted.has(c.user.login.toLowerCase())) return false;
+  const p = parseComment(c.body);
+  if (p.kind !== "checkpoint") return false;
+  const cp = p.checkpoint;
+  return (
+    cp.agent === input.agent &&
+    cp.session === input.session &&
+    cp.id === e.id &&
+    cp.seq === e.seq &&
+    (cp.epoch ?? 0) === (e.epoch ?? 0) &&
+    // A rewind or release (read with the entry's controls) raises the fence above the resume point;
+    // otherwise the resume point is the checkpoint that set the fence.
+    ((cp.epoch ?? 0) >= e.maxEpoch || (e.controls?.length ?? 0) > 0)
+  );
 }
 
 /**
  * Resume without the bot. When the issue body carries the bot's resume index,
  * read the issue, the one indexed comment and the tail of comments updated
  * since the index's watermark; otherwise (or when anything does not check
- * out) read every comment. The index is only a hint: the comment it points to
- * goes through the same trust rules as any other, so a forged index can at
- * worst send a worker to an older checkpoint of its own, never to a forged one.
+ * out) read every comment. The index is only a hint that anyone who can edit
+ * the issue can rewrite (docs/security.md): with a signing key it must carry
+ * a valid signature for this issue; always, the comment it points to must be
+ * on this issue, by a trusted author, be the checkpoint the entry describes
+ * and not below its fence, and pass the same trust rules as any other; and
+ * the watermark may not be later than the issue's own `updated_at`. A missing
+ * entry is believed only from a signed, complete index. Without a key, a
+ * writer can still point a worker back at an older trusted checkpoint of the
+ * same agent+session; never at a forged one or another issue's.
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
   const meta = await api.getIssue(repo, issue);
+  const policy = await input.policy;
   const full = async () =>
-    answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, "full");
+    answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
 
-  const index = extractResumeIndex(meta.body);
+  const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
+  const index = extractResumeIndex(meta.body, signing ? { signing } : {});
   if (!index?.watermarkUpdatedAt) return full();
+  // The bot writes the index into the body after reading up to its watermark, so the body's update is not older.
+  if (Date.parse(index.watermarkUpdatedAt) > Date.parse(meta.updated_at)) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
+  // No entry: a fresh agent, or one the index left out (or a writer removed). Only a signed, complete index can say which.
+  if (!entry && !(signing && index.complete === true)) return full();
 
   const tail = api.listComments(repo, issue, { since: forgejoTime(Date.parse(index.watermarkUpdatedAt)) });
+  tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
   let pointed: CommentRecord | null = null;
   if (entry) {
+    let c: ForgejoComment;
     try {
-      pointed = toCommentRecord(await api.getComment(repo, entry.commentId));
+      c = await api.getComment(repo, entry.commentId);
     } catch (e) {
       if (e instanceof ForgejoApiError && e.status === 404) return full(); // deleted since the index was written
       throw e;
     }
+    const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
+    if (!onIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
+    pointed = toCommentRecord(c);
   }
   // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
   const controls: CommentRecord[] = [];
   for (const id of entry?.controls ?? []) {
+    let c: ForgejoComment;
     try {
-      controls.push(toCommentRecord(await api.getComment(repo, id)));
+      c = await api.getComment(repo, id);
     } catch (e) {
       if (e instanceof ForgejoApiError && e.status === 404) return full();
       throw e;
     }
+    if (!onIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
+    controls.push(toCommentRecord(c));
   }
   const records = (await tail).map(toCommentRecord);
   for (const extra of [...controls, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
   records.sort((a, b) => a.id - b.id);
-  const result = await answer(records, input, "index");
-  // Trust the shortcut only when it found what the index promised (or something newer).
-  if (!result.checkpoint || (entry && result.checkpoint.commentId < entry.commentId)) return full();
-  // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
-  if (entry && result.maxEpoch < entry.maxEpoch) return full();
+  const result = answer(records, input, policy, "index");
+  if (entry) {
+    // Trust the shortcut only when it found what the index promised (or something newer).
+    if (!result.checkpoint || result.checkpoint.commentId < entry.commentId) return full();
+    // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
+    if (result.maxEpoch < entry.maxEpoch) return full();
+  }
   return result;
 }

@@ -17,7 +17,8 @@ export async function readDirective(
   issue: number,
   agent: string,
   session: string,
-  policy: TrustPolicy | Promise<TrustPolicy>,
+  /** Asked for only when the index names a directive (it may cost a GET /user). */
+  policy: () => TrustPolicy | Promise<TrustPolicy>,
 ): Promise<{ directive: Directive | null; maxEpoch: number }> {
   const meta = await api.getIssue(repo, issue);
   const entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
@@ -31,7 +32,7 @@ export async function readDirective(
     throw e;
   }
   const p = parseComment(comment.body);
-  const { trustedAuthors, signingKey } = await policy;
+  const { trustedAuthors, signingKey } = await policy();
   if (p.kind !== "control" || p.control.agent !== agent || p.control.session !== session) return { directive: null, maxEpoch };
   const c = p.control;
   const kind = entry.directive.kind;

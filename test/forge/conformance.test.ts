@@ -4,6 +4,7 @@
  * (b) the status is declared for the operation (or is one of the documented middleware exceptions below),
  * (c) the body validates against the declared schema (additionalProperties closed to catch invented keys).
  */
+import type { ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORGE_ROUTES } from "../../src/forge/index.ts";
 import { api, asArray, asRecord, seededForge, type Reply, type Seeded } from "./helpers.ts";
@@ -47,7 +48,7 @@ async function call(
   hitRoutes.add(`${method} ${template}`);
   checkedStatuses.push(`${method} ${template} ${reply.status}`);
   const responses = op!.responses as Record<string, unknown>;
-  let validate;
+  let validate: ValidateFunction | null;
   if (responses[String(reply.status)] !== undefined) validate = responseValidator(op!, reply.status);
   else {
     const named = MIDDLEWARE_EXCEPTIONS[reply.status];
@@ -147,6 +148,24 @@ describe("conformance with swagger.v1.json", () => {
     expect((await call("GET", "/repos/{owner}/{repo}/hooks/{id}", "/repos/alice/widgets/hooks/777", { token: alice })).status).toBe(404);
     expect((await call("DELETE", "/repos/{owner}/{repo}/hooks/{id}", `/repos/alice/widgets/hooks/${String(hook.id)}`, { token: alice })).status).toBe(204);
     expect((await call("DELETE", "/repos/{owner}/{repo}/hooks/{id}", `/repos/alice/widgets/hooks/${String(hook.id)}`, { token: alice })).status).toBe(404);
+
+    // Collaborators and one user's permission (the doctor and slash-command authorization read these).
+    s.forge.admin.createUser("carol");
+    s.forge.admin.addCollaborator("alice", "widgets", "carol", "write");
+    const carol = s.forge.admin.createToken("carol");
+    const collabs = asArray((await call("GET", "/repos/{owner}/{repo}/collaborators", "/repos/alice/widgets/collaborators?page=1&limit=10", { token: bob })).json);
+    expect(collabs.map((u) => asRecord(u).login)).toEqual(["carol"]);
+    expect((await call("GET", "/repos/{owner}/{repo}/collaborators", "/repos/alice/widgets/collaborators")).status).toBe(401);
+    const perm = (who: string, token: string) => call("GET", "/repos/{owner}/{repo}/collaborators/{collaborator}/permission", `/repos/alice/widgets/collaborators/${who}/permission`, { token });
+    const carolPerm = asRecord((await perm("carol", alice)).json);
+    expect([carolPerm.permission, carolPerm.role_name, asRecord(carolPerm.user).login]).toEqual(["write", "write", "carol"]);
+    expect(asRecord((await perm("alice", alice)).json).permission).toBe("owner");
+    expect(asRecord((await perm("bob", root)).json).permission).toBe("read");
+    expect(asRecord((await perm("root", alice)).json).permission).toBe("admin");
+    expect(asRecord((await perm("carol", carol)).json).permission).toBe("write"); // asking about oneself
+    expect((await perm("carol", bob)).status).toBe(403);
+    expect((await perm("nobody", alice)).status).toBe(404);
+    expect((await call("GET", "/repos/{owner}/{repo}/collaborators/{collaborator}/permission", "/repos/alice/widgets/collaborators/carol/permission")).status).toBe(401);
 
     // Malformed JSON is a binding error (422), like Forgejo's DeserializationError.
     expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { token: alice, rawBody: "{not json" })).status).toBe(422);

@@ -37,7 +37,7 @@ export interface BotWorld {
 }
 
 /** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean } = {}): Promise<BotWorld> {
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
@@ -47,7 +47,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   a.createRepo("agent", "work");
   a.addCollaborator("agent", "work", "checkpost-bot", "write");
   a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
-  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL] }).number;
+  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL], ...(opts.issueAuthor ? { author: opts.issueAuthor } : {}) }).number;
   let offset = 0;
   const logs: string[] = [];
   const logger = createLogger({

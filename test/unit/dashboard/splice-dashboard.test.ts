@@ -84,12 +84,13 @@ describe("resume index", () => {
       watermark: 9,
       watermarkUpdatedAt: new Date(T0 + 9000).toISOString(),
       entries: [{ agent: "implementation-worker", session: "s1", commentId: 3, id: "cp-00000003", seq: 1, epoch: 2, maxEpoch: 2 }],
+      complete: true,
     });
   });
 
   const withIndex = (json: string) => spliceDashboard("", `${DASHBOARD_START}\n<!-- checkpost:resume-index ${json} -->\n${DASHBOARD_END}`);
 
-  it("returns null for missing, malformed, inconsistent or ambiguous indexes", () => {
+  it("returns null for missing, malformed or ambiguous indexes; drops an inconsistent entry alone", () => {
     expect(extractResumeIndex(null)).toBeNull();
     expect(extractResumeIndex("no dashboard")).toBeNull();
     expect(extractResumeIndex(formatResumeIndex(buildResumeIndex(snap)))).toBeNull(); // outside any section
@@ -97,10 +98,13 @@ describe("resume index", () => {
     expect(extractResumeIndex(withIndex('{"v":2,"watermark":1,"entries":[]}'))).toBeNull();
     const e = { agent: "a", session: "s", commentId: 5, maxEpoch: 0 };
     expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [e] })))).toEqual({ v: 1, watermark: 5, entries: [e] });
-    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 4, entries: [e] })))).toBeNull(); // beyond watermark
-    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [{ ...e, epoch: 1 }] })))).toBeNull();
-    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [e, e] })))).toBeNull();
-    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [{ ...e, commentId: -1 }] })))).toBeNull();
+    const other = { ...e, agent: "b", commentId: 4 };
+    const dropped = { v: 1, watermark: 5, entries: [other], complete: false };
+    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 4, entries: [e, other] })))).toEqual({ ...dropped, watermark: 4 }); // beyond watermark
+    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [{ ...e, epoch: 1 }, other] })))).toEqual(dropped); // above its fence
+    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [e, other, e] })))).toEqual(dropped); // every copy of a duplicate
+    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [{ ...e, commentId: -1 }, other] })))).toEqual(dropped);
+    expect(extractResumeIndex(withIndex(JSON.stringify({ v: 1, watermark: 5, entries: [{ ...e, agent: "x".repeat(257) }, other], complete: true })))).toEqual(dropped);
     const two = `${DASHBOARD_START}\n${formatResumeIndex(buildResumeIndex(snap))}\n${formatResumeIndex(buildResumeIndex(snap))}\n${DASHBOARD_END}`;
     expect(extractResumeIndex(two)).toBeNull();
   });

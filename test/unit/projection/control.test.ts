@@ -78,9 +78,10 @@ describe("[CONTROL] in the projection", () => {
     const edited = comment(3, ctl({ action: "pause" }), { ...bot, updatedAt: "2026-11-29T11:00:00Z" });
     const s = projectComments([comment(1, cpBody()), comment(2, ctl({ action: "pause" }), { author: "mallory" }), edited], policy);
     expect(s.entries[0]?.control).toBeUndefined();
+    // Trusted authors' anomalies first, then one line per untrusted author (issue 9).
     expect(s.anomalies.map((a) => [a.commentId, a.kind])).toEqual([
-      [2, "untrusted-author"],
       [3, "edited"],
+      [2, "untrusted-author"],
     ]);
     const signed = projectComments(
       [comment(1, cpBody({ sign: KEY })), comment(2, ctl({ action: "pause" }), bot), comment(3, ctl({ action: "hide" }, "wrong"), bot), comment(4, ctl({ action: "release", epoch: 1 }, KEY), bot)],

@@ -105,8 +105,10 @@ describe("trust rules", () => {
     );
     const e = s.entries[0];
     expect(e?.latest?.phase).toBe("ok");
-    expect(e?.counts).toEqual({ checkpoints: 2, health: 0, invalid: 0, untrusted: 1 });
+    // Untrusted comments are counted per author, never against an entry (they do not drive output).
+    expect(e?.counts).toEqual({ checkpoints: 1, health: 0, invalid: 0, untrusted: 0 });
     expect(kinds(s.anomalies)).toEqual([[2, "untrusted-author"]]);
+    expect(s.anomalies[0]).toMatchObject({ agent: null, session: null, detail: "1 protocol comment by mallory, who is not a trusted author; ignored" });
   });
 
   it("does not believe an edited checkpoint (updatedAt differs from createdAt)", () => {
@@ -242,7 +244,7 @@ describe("health", () => {
       htmlUrl: "https://forge.example/o/r/issues/1#issuecomment-3",
     });
     expect(e?.latest).toBeNull();
-    expect(e?.counts).toEqual({ checkpoints: 0, health: 3, invalid: 0, untrusted: 1 });
+    expect(e?.counts).toEqual({ checkpoints: 0, health: 2, invalid: 0, untrusted: 0 });
     expect(kinds(s.anomalies)).toEqual([[4, "untrusted-author"]]);
   });
 

@@ -1,0 +1,310 @@
+import { ClientEnvSchema, parseEnv, repoFromEnv } from "../../config/env.ts";
+import type { ClientEnv } from "../../config/env.ts";
+import { ExitError, ForgejoApiError } from "../../errors.ts";
+import { ForgejoApi, ForgejoClient } from "../../forgejo/index.ts";
+import type { ForgejoHook, ForgejoIssue, RepoRef } from "../../forgejo/index.ts";
+import { isSessionIssue, listSessionIssues } from "../../store/index.ts";
+import { redactUrl } from "../../util/redact-url.ts";
+import type { RepoFlags } from "../context.ts";
+import { type CliIo, printJson } from "../io.ts";
+
+export type CheckStatus = "ok" | "warn" | "fail" | "skip";
+
+export interface DoctorCheck {
+  check: string;
+  status: CheckStatus;
+  message: string;
+  /** What to do about it (warn and fail). */
+  fix?: string;
+}
+
+export interface DoctorOptions extends RepoFlags {
+  botUrl?: string;
+  json?: boolean;
+  /** Injected fetch for the bot checks (tests). */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
+const WEBHOOK_EVENTS = ["issues", "issue_comment"];
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const statusOf = (e: unknown): number | undefined => (e instanceof ForgejoApiError ? e.status : undefined);
+
+/**
+ * `checkpost doctor`: checks a deployment from the outside and says what to fix. Read-only: it makes only
+ * GET requests. Later checks that need an earlier one (a reachable Forgejo, a valid token) are skipped.
+ */
+export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  const add = (c: DoctorCheck) => checks.push(c);
+  const env = parseEnv(ClientEnvSchema, io.env);
+  const url = o.url ?? env.FORGEJO_URL;
+  let repo: RepoRef | undefined;
+  try {
+    repo = repoFromEnv(env, o.repo);
+  } catch (e) {
+    add({ check: "config", status: "fail", message: message(e), fix: "set FORGEJO_REPOSITORY=owner/repo or pass --repo" });
+  }
+  if (!url) add({ check: "config", status: "fail", message: "no Forgejo instance", fix: "set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url" });
+  if (!env.FORGEJO_TOKEN) add({ check: "config", status: "fail", message: "no token", fix: "set FORGEJO_TOKEN to an access token with write:issue, read:repository, read:user" });
+  if (!url || !env.FORGEJO_TOKEN || !repo) return checks;
+  const shown = redactUrl(url);
+  add({ check: "config", status: "ok", message: `Forgejo ${shown}, repository ${repo.owner}/${repo.repo}` });
+
+  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, retries: 0, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS }));
+  const anonymous = new ForgejoApi(new ForgejoClient({ url, retries: 0, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS }));
+
+  // 1. Reachable, and a Forgejo: Forgejo reports "<forgejo>+gitea-<compat>" (Makefile), Gitea a bare version.
+  try {
+    const version = await anonymous.version();
+    if (/\+gitea-/.test(version)) add({ check: "forgejo", status: "ok", message: `Forgejo ${version} at ${shown}` });
+    else add({ check: "forgejo", status: "warn", message: `${shown} answers /api/v1/version with "${version}", which is not a Forgejo version`, fix: "checkpost is tested against Forgejo; Gitea may differ (webhook headers, PATCH status)" });
+  } catch (e) {
+    add({ check: "forgejo", status: "fail", message: `${shown} is not reachable as a Forgejo API: ${message(e)}`, fix: "check FORGEJO_URL (the instance root, without /api/v1) and that the server is up" });
+    return checks;
+  }
+
+  // 2. The token and its user.
+  let login: string;
+  try {
+    login = (await api.currentUser()).login;
+    add({ check: "token", status: "ok", message: `the token belongs to ${login}` });
+  } catch (e) {
+    add({ check: "token", status: "fail", message: `the token was refused: ${message(e)}`, fix: "create a new access token (scopes write:issue, read:repository, read:user) and set FORGEJO_TOKEN" });
+    return checks;
+  }
+
+  // 3. Can it write issues? Forgejo reports the user's permissions on the repository; token scopes are not readable.
+  try {
+    const r = await api.getRepo(repo);
+    const p = r.permissions;
+    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.full_name}${r.private ? " (private)" : ""}` });
+    else
+      add({
+        check: "repository",
+        status: "fail",
+        message: `${login} has read-only access to ${r.full_name}: it can comment but not write the dashboard, the resume index or labels`,
+        fix: `give ${login} write access to ${r.full_name} (Settings → Collaborators)`,
+      });
+  } catch (e) {
+    add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPOSITORY and that the token's user can see the repository" });
+    return checks;
+  }
+
+  // 4. The session issue: found, open, labelled.
+  const issue = await checkSessionIssue(api, repo, env, o.issue ?? env.CHECKPOST_ISSUE, add);
+
+  // 5. The webhook for the bot.
+  await checkWebhook(api, repo, login, o.botUrl, io.env["WEBHOOK_PATH"] ?? DEFAULT_WEBHOOK_PATH, add);
+
+  // 6. Trusted authors versus writers; 7. the signing key.
+  await checkTrust(api, repo, login, env, add);
+  if (env.CHECKPOST_SIGNING_KEY) add({ check: "signing-key", status: "ok", message: "CHECKPOST_SIGNING_KEY is set: checkpoints and the resume index are signed, unsigned ones are not believed" });
+  else
+    add({
+      check: "signing-key",
+      status: "warn",
+      message: "CHECKPOST_SIGNING_KEY is not set: a repository writer who is not a trusted author can roll an agent back by editing the resume index in the issue body",
+      fix: "set the same CHECKPOST_SIGNING_KEY (16+ characters, e.g. `openssl rand -hex 32`) for the bot and every agent (docs/security.md)",
+    });
+
+  // 8. The bot: reachable, ready, accepts our API token, watches this issue.
+  if (o.botUrl) await checkBot(o.botUrl, env, repo, issue, o.fetch ?? fetch, add);
+  else add({ check: "bot", status: "skip", message: "pass --bot-url URL to check the bot" });
+  return checks;
+}
+
+async function checkSessionIssue(api: ForgejoApi, repo: RepoRef, env: ClientEnv, explicit: number | undefined, add: (c: DoctorCheck) => void): Promise<ForgejoIssue | undefined> {
+  const opts = { title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL };
+  try {
+    if (explicit !== undefined) {
+      const issue = await api.getIssue(repo, explicit);
+      const problems = [
+        issue.state !== "open" ? "is closed" : "",
+        !issue.title.includes(opts.title) ? `has no "${opts.title}" in its title` : "",
+        !issue.labels.some((l) => l.name === opts.label) ? `lacks the label "${opts.label}"` : "",
+      ].filter(Boolean);
+      if (problems.length === 0) add({ check: "session-issue", status: "ok", message: `#${issue.number} "${issue.title}" is open and labelled "${opts.label}"` });
+      else add({ check: "session-issue", status: "warn", message: `#${issue.number} ${problems.join(", ")}: the bot finds session issues by open state, title and label`, fix: `reopen it, add the label "${opts.label}", or set CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL` });
+      return issue;
+    }
+    const found = await listSessionIssues(api, repo, opts);
+    const [newest] = found;
+    if (!newest) {
+      add({ check: "session-issue", status: "fail", message: `no open issue titled "${opts.title}" with label "${opts.label}" in ${repo.owner}/${repo.repo}`, fix: "run `checkpost init`, or set CHECKPOST_ISSUE / CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL" });
+      return undefined;
+    }
+    if (found.length > 1)
+      add({ check: "session-issue", status: "warn", message: `${found.length} open session issues match (${found.map((i) => `#${i.number}`).join(", ")}); the newest, #${newest.number}, is used`, fix: "close the others" });
+    else if (isSessionIssue(newest, opts)) add({ check: "session-issue", status: "ok", message: `#${newest.number} "${newest.title}" is open and labelled "${opts.label}"` });
+    return newest;
+  } catch (e) {
+    add({ check: "session-issue", status: "fail", message: `cannot read the session issue: ${message(e)}`, fix: "check CHECKPOST_ISSUE and the token's access" });
+    return undefined;
+  }
+}
+
+async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUrl: string | undefined, path: string, add: (c: DoctorCheck) => void): Promise<void> {
+  // Forgejo's API (v13) has no endpoint for a hook's deliveries; the bot's own delivery counters are
+  // reported by the bot check instead.
+  const noDeliveries = "Forgejo's API does not expose deliveries: see the hook's Recent Deliveries in the repository settings";
+  let hooks: ForgejoHook[];
+  try {
+    hooks = await api.listHooks(repo);
+  } catch (e) {
+    const status = statusOf(e);
+    if (status === 403 || status === 404)
+      add({ check: "webhook", status: "warn", message: `${login} may not list the repository's webhooks (repository admin only), so the webhook was not checked`, fix: "run doctor with a repository admin's token, or check Settings → Webhooks by hand" });
+    else add({ check: "webhook", status: "fail", message: `cannot list webhooks: ${message(e)}` });
+    return;
+  }
+  const receives = (h: ForgejoHook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
+  if (!botUrl) {
+    const candidates = hooks.filter((h) => h.active && receives(h));
+    if (candidates.length) add({ check: "webhook", status: "ok", message: `${candidates.length} active webhook(s) receive issues and issue_comment (${candidates.map((h) => redactUrl(h.config?.["url"] ?? "?")).join(", ")}); pass --bot-url to check the bot's. ${noDeliveries}` });
+    else add({ check: "webhook", status: "warn", message: "no active webhook receives issues and issue_comment: the bot only sees changes when it polls", fix: "run `checkpost install-webhook --bot-url URL`" });
+    return;
+  }
+  const target = `${botUrl.replace(/\/+$/, "")}${path}`;
+  const mine = hooks.filter((h) => h.config?.["url"] === target);
+  const hook = mine[0];
+  if (!hook) {
+    add({ check: "webhook", status: "fail", message: `no webhook delivers to ${redactUrl(target)}`, fix: `run \`checkpost install-webhook --bot-url ${redactUrl(botUrl)}\`` });
+    return;
+  }
+  const problems = [
+    !hook.active ? "is inactive" : "",
+    !receives(hook) ? `sends ${hook.events.join(", ") || "no events"} (needs ${WEBHOOK_EVENTS.join(", ")})` : "",
+    hook.config?.["content_type"] !== undefined && hook.config["content_type"] !== "json" ? `sends ${hook.config["content_type"]} (needs json)` : "",
+    mine.length > 1 ? `is registered ${mine.length} times (each event is delivered ${mine.length} times)` : "",
+  ].filter(Boolean);
+  if (problems.length) add({ check: "webhook", status: "fail", message: `the webhook to ${redactUrl(target)} ${problems.join("; ")}`, fix: `run \`checkpost install-webhook --bot-url ${redactUrl(botUrl)}\` (it replaces the hook)` });
+  else add({ check: "webhook", status: "ok", message: `hook ${hook.id} delivers issues and issue_comment to ${redactUrl(target)} as json. ${noDeliveries}` });
+}
+
+async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
+  const trusted = [...new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()))];
+  const modes = new Map<string, string>();
+  let forbidden = false;
+  const missing: string[] = [];
+  for (const who of trusted) {
+    try {
+      modes.set(who, await api.collaboratorPermission(repo, who));
+    } catch (e) {
+      const status = statusOf(e);
+      if (status === 404) missing.push(who);
+      else if (status === 403) forbidden = true;
+      else {
+        add({ check: "trusted-authors", status: "fail", message: `cannot read ${who}'s permission: ${message(e)}` });
+        return;
+      }
+    }
+  }
+  if (missing.length)
+    add({
+      check: "trusted-authors",
+      status: "fail",
+      message: `trusted author(s) ${missing.join(", ")} do not exist on this Forgejo: anyone who registers that login would be believed`,
+      fix: "correct CHECKPOST_TRUSTED_AUTHORS",
+    });
+  if (forbidden) {
+    add({ check: "trusted-authors", status: "warn", message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`, fix: "run doctor with a repository admin's token" });
+    return;
+  }
+  let collaborators: string[];
+  try {
+    collaborators = (await api.listCollaborators(repo)).map((u) => u.login.toLowerCase());
+  } catch (e) {
+    add({ check: "trusted-authors", status: "warn", message: `cannot list collaborators: ${message(e)}` });
+    return;
+  }
+  const writers: string[] = [repo.owner.toLowerCase()];
+  try {
+    for (const who of collaborators) {
+      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who));
+      if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
+    }
+  } catch (e) {
+    if (statusOf(e) === 403) add({ check: "trusted-authors", status: "warn", message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`, fix: "run doctor with a repository admin's token" });
+    else add({ check: "trusted-authors", status: "fail", message: `cannot read collaborators' permissions: ${message(e)}` });
+    return;
+  }
+  const untrustedWriters = [...new Set(writers)].filter((w) => !trusted.includes(w));
+  const summary = `trusted: ${trusted.join(", ")}; writers: ${[...new Set(writers)].join(", ")}`;
+  if (untrustedWriters.length === 0) add({ check: "trusted-authors", status: "ok", message: `every writer is a trusted author (${summary})` });
+  else if (env.CHECKPOST_SIGNING_KEY)
+    add({ check: "trusted-authors", status: "ok", message: `${untrustedWriters.join(", ")} can write but are not trusted: they can edit the issue body and delete comments, but not forge a signed checkpoint or index (${summary})` });
+  else
+    add({
+      check: "trusted-authors",
+      status: "warn",
+      message: `${untrustedWriters.join(", ")} can write but are not trusted authors, and there is no signing key: they can edit the resume index to roll an agent back (${summary})`,
+      fix: "set CHECKPOST_SIGNING_KEY, or remove their write access, or trust them (CHECKPOST_TRUSTED_AUTHORS)",
+    });
+}
+
+async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: ForgejoIssue | undefined, doFetch: typeof fetch, add: (c: DoctorCheck) => void): Promise<void> {
+  const base = botUrl.replace(/\/+$/, "");
+  const shown = redactUrl(base);
+  const get = (path: string, auth: boolean) =>
+    doFetch(`${base}${path}`, { headers: auth && env.CHECKPOST_API_TOKEN[0] ? { authorization: `Bearer ${env.CHECKPOST_API_TOKEN[0]}` } : {}, signal: AbortSignal.timeout(env.CHECKPOST_REQUEST_TIMEOUT_MS) });
+  try {
+    const health = await get("/healthz", false);
+    if (health.status !== 200) {
+      add({ check: "bot", status: "fail", message: `${shown}/healthz answered ${health.status}`, fix: "check --bot-url and the bot's logs" });
+      return;
+    }
+  } catch (e) {
+    add({ check: "bot", status: "fail", message: `the bot at ${shown} is not reachable: ${message(e)}`, fix: "check --bot-url and that the bot runs (npm start)" });
+    return;
+  }
+  const ready = await get("/readyz", false);
+  if (ready.status !== 200) add({ check: "bot", status: "warn", message: `the bot is up but not ready (readyz ${ready.status}): its first read of the session issues is not done`, fix: "wait, then run doctor again; if it stays so, read the bot's logs" });
+  if (env.CHECKPOST_API_TOKEN.length === 0) {
+    add({ check: "bot-api", status: "warn", message: "CHECKPOST_API_TOKEN is not set here, so the bot's API could not be checked", fix: "set CHECKPOST_API_TOKEN to the bot's API token" });
+    return;
+  }
+  const sessions = await get("/api/sessions", true);
+  if (sessions.status === 401) {
+    add({ check: "bot-api", status: "fail", message: "the bot refused CHECKPOST_API_TOKEN (401)", fix: "use a token from the bot's CHECKPOST_API_TOKEN list" });
+    return;
+  }
+  if (sessions.status !== 200) {
+    add({ check: "bot-api", status: "fail", message: `GET /api/sessions answered ${sessions.status}` });
+    return;
+  }
+  const list = (await sessions.json()) as { repo?: string; issue?: number }[];
+  const key = `${repo.owner}/${repo.repo}`;
+  const watched = Array.isArray(list) && list.some((s) => s.repo?.toLowerCase() === key.toLowerCase() && (issue === undefined || s.issue === issue.number));
+  const deliveries = await deliveryCounts(await get("/metrics", true));
+  if (!watched)
+    add({ check: "bot-api", status: "fail", message: `the bot authenticated us but does not watch ${key}${issue ? `#${issue.number}` : ""}`, fix: `add ${key} to the bot's CHECKPOST_REPOSITORIES and restart it` });
+  else add({ check: "bot-api", status: "ok", message: `the bot accepts the API token and watches ${key}${issue ? `#${issue.number}` : ""}; webhook deliveries it counted: ${deliveries}` });
+}
+
+/** "applied 3, ignored 1" from the bot's checkpost_webhook_deliveries_total, or "none". */
+async function deliveryCounts(res: Response): Promise<string> {
+  if (res.status !== 200) return `unknown (/metrics answered ${res.status})`;
+  const byResult = new Map<string, number>();
+  for (const m of (await res.text()).matchAll(/^checkpost_webhook_deliveries_total\{[^}]*result="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm)) {
+    byResult.set(m[1]!, (byResult.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  const parts = [...byResult].filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`);
+  return parts.length ? parts.join(", ") : "none yet";
+}
+
+const MARK: Record<CheckStatus, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" };
+
+/** `checkpost doctor [--bot-url URL] [--json]`: exit 0 only when every check is ok (or skipped). */
+export async function doctor(io: CliIo, o: DoctorOptions): Promise<void> {
+  const checks = await runDoctor(io, o);
+  const ok = checks.every((c) => c.status === "ok" || c.status === "skip");
+  if (o.json) printJson(io, { ok, checks });
+  else {
+    const width = Math.max(...checks.map((c) => c.check.length));
+    const lines = checks.flatMap((c) => [`${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.message}`, ...(c.fix && c.status !== "ok" ? [`${" ".repeat(width + 8)}fix: ${c.fix}`] : [])]);
+    io.out(`${lines.join("\n")}\n${ok ? "nothing to fix" : `${checks.filter((c) => c.status === "fail" || c.status === "warn").length} thing(s) to fix`}`);
+  }
+  if (!ok) throw new ExitError(1);
+}
