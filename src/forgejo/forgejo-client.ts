@@ -32,6 +32,8 @@ export interface CallOptions<S extends z.ZodType> {
   params?: Record<string, string | number | boolean | undefined>;
   /** JSON body. */
   data?: unknown;
+  /** Request headers beyond the defaults (a multipart body's content-type). */
+  headers?: Record<string, string>;
   schema: S;
   what?: string;
   /** false: one attempt only (the caller runs its own loop, e.g. exactly-once saves). */
@@ -150,6 +152,7 @@ export class ForgejoClient {
     const params: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
     if (options.data !== undefined) params["data"] = options.data;
+    if (options.headers !== undefined) params["headers"] = options.headers;
     let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
     let data: unknown;
     try {
