@@ -11,6 +11,8 @@ export interface EmbeddedWorld {
   forge: ForgeServer;
   token: string;
   login: string;
+  /** The demo user's web sign-in password (new each start). */
+  password: string;
   repo: { owner: string; repo: string };
   issue: number;
   /** Registers (or re-registers) the webhook to the bot with this secret. */
@@ -29,6 +31,9 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
   const repo = { owner: login, repo: "demo" };
   if (!forge.admin.userExists(login)) forge.admin.createUser(login, { isAdmin: true, fullName: "checkpost" });
   if (!forge.admin.repoExists(repo.owner, repo.repo)) forge.admin.createRepo(repo.owner, repo.repo, { description: "checkpost demo: agents checkpoint here" });
+  // A fresh web password each start, printed with the ready line (the web view's sign-in form).
+  const password = randomBytes(9).toString("base64url");
+  forge.admin.setPassword(login, password);
   // A fresh token each start: tokens are only shown once, as on Forgejo.
   const token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
   const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));
@@ -37,6 +42,7 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
     forge,
     token,
     login,
+    password,
     repo,
     issue,
     async connectWebhook(botUrl, secret, path) {
