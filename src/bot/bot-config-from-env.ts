@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ClientEnvSchema, parseEnv } from "../config/env.ts";
+import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
 import type { BotConfig, BotRepo } from "./bot-config.ts";
 
@@ -51,9 +51,10 @@ export function loadBotEnv(env: NodeJS.ProcessEnv): BotEnv {
   return e;
 }
 
-/** The repositories to watch, from CHECKPOST_REPOSITORIES or FORGEJO_REPOSITORY / FORGEJO_OWNER+FORGEJO_REPO. */
+/** The repositories to watch, from CHECKPOST_REPOSITORIES or FORGEJO_REPOSITORY / FORGEJO_REPO=owner/name / FORGEJO_OWNER+FORGEJO_REPO. */
 export function botRepos(e: BotEnv): BotRepo[] {
-  const list = e.CHECKPOST_REPOSITORIES ?? e.FORGEJO_REPOSITORY ?? (e.FORGEJO_OWNER && e.FORGEJO_REPO ? `${e.FORGEJO_OWNER}/${e.FORGEJO_REPO}` : "");
+  const single = e.FORGEJO_REPOSITORY || e.FORGEJO_REPO || e.FORGEJO_OWNER ? repoFromEnv(e) : undefined;
+  const list = e.CHECKPOST_REPOSITORIES ?? (single ? `${single.owner}/${single.repo}` : "");
   const repos = list
     .split(",")
     .map((s) => s.trim())

@@ -99,7 +99,7 @@ export class ControlDesk {
 
   private async mayCommand(login: string): Promise<boolean> {
     try {
-      return WRITERS.has((await this.o.api.collaboratorPermission(this.o.repo, login)).permission);
+      return WRITERS.has(await this.o.api.collaboratorPermission(this.o.repo, login));
     } catch (e) {
       // 404: no such user; 403: the bot may not ask (then nobody can command: say so in the log).
       if (e instanceof ForgejoApiError && (e.status === 404 || e.status === 403)) {

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit, createNodeMiddleware } from "probot";
@@ -47,12 +48,23 @@ export async function createDeliveryReceiver(
 
   return {
     async receive(req, res) {
+      // Rejections cost one bounded log line and a counter with a fixed label set; the unverified
+      // payload is never logged (Probot's own error log carries it whole: issue 9).
+      const reject = (status: number, reason: string, bytes: number | null, text: string) => {
+        metrics.deliveries.inc({ event: eventLabel(req.headers["x-github-event"]), result: status === 413 ? "too_large" : "rejected" });
+        log.warn({ delivery: headerText(req.headers["x-github-delivery"] ?? req.headers["x-forgejo-delivery"]), bytes, reason }, "webhook delivery rejected");
+        res.writeHead(status, { connection: "close", "content-type": "text/plain" }).end(text);
+        return true;
+      };
       const body = await readCappedBody(req, config.maxWebhookBytes);
       if (body === null) {
-        metrics.deliveries.inc({ event: String(req.headers["x-github-event"] ?? "unknown"), result: "too_large" });
-        log.warn({ limit: config.maxWebhookBytes }, "webhook body over CHECKPOST_MAX_WEBHOOK_BYTES: rejected");
-        res.writeHead(413, { connection: "close" }).end("payload too large");
-        return true;
+        const declared = Number(req.headers["content-length"]);
+        return reject(413, `body over CHECKPOST_MAX_WEBHOOK_BYTES (${config.maxWebhookBytes})`, Number.isSafeInteger(declared) ? declared : null, "payload too large");
+      }
+      const bytes = Buffer.byteLength(body);
+      if (config.webhookSecret) {
+        const why = signatureProblem(body, req.headers["x-hub-signature-256"], config.webhookSecret);
+        if (why) return reject(400, why, bytes, "signature does not match");
       }
       Object.assign(req, { body });
       return handler(req, res);
@@ -73,7 +85,9 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
       githubToken: config.token,
       baseUrl: apiUrl,
       secret: config.webhookSecret,
-      log: log.child({ name: "probot" }),
+      // Deliveries reach Probot only with a valid signature; still, its error log would carry the whole
+      // payload (err.event): keep errors to type and message.
+      log: log.child({ name: "probot" }, { serializers: { err: (e: unknown) => (e instanceof Error ? { type: e.name, message: e.message.slice(0, 500) } : { message: String(e).slice(0, 500) }) } }),
       Octokit: ProbotOctokit.defaults({ throttle: { enabled: false }, retry: { enabled: false } }),
     });
     const middleware = await createNodeMiddleware(
@@ -90,9 +104,11 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
     return async (req, res) => {
       const event = String(req.headers["x-forgejo-event"] ?? req.headers["x-github-event"] ?? "");
       let payload: unknown;
+      const text = typeof req.body === "string" ? req.body : "";
       try {
-        payload = JSON.parse(typeof req.body === "string" ? req.body : "");
+        payload = JSON.parse(text);
       } catch {
+        log.warn({ delivery: headerText(req.headers["x-github-delivery"]), bytes: Buffer.byteLength(text), reason: "invalid JSON" }, "webhook delivery rejected");
         res.writeHead(400).end("invalid JSON");
         return true;
       }
@@ -102,4 +118,29 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
     };
   }
   throw new Error("createBot: webhookSecret is required unless insecure is set");
+}
+
+/** The events the bot handles; anything else is one label, so a header cannot grow the metric's series. */
+export function eventLabel(h: string | string[] | undefined): string {
+  return h === "issue_comment" || h === "issues" ? h : "other";
+}
+
+/** A header value fit for one log field: a string, at most 80 characters. */
+function headerText(h: string | string[] | undefined): string | null {
+  const v = Array.isArray(h) ? h[0] : h;
+  return v === undefined ? null : v.slice(0, 80);
+}
+
+/**
+ * Why `X-Hub-Signature-256` does not authenticate `body`, or null when it does.
+ * The same check Probot (@octokit/webhooks) makes, done first so that a rejected
+ * delivery never reaches a logger with its payload.
+ */
+export function signatureProblem(body: string, header: string | string[] | undefined, secret: string): string | null {
+  const sig = Array.isArray(header) ? header[0] : header;
+  if (!sig) return "no X-Hub-Signature-256 header";
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`);
+  const actual = Buffer.from(sig);
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "signature does not match";
+  return null;
 }

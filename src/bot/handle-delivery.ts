@@ -87,7 +87,7 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
     result = "failed";
     throw e;
   } finally {
-    d.metrics.deliveries.inc({ event, result });
+    d.metrics.deliveries.inc({ event: event === "issue_comment" || event === "issues" ? event : "other", result });
     d.metrics.handleSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   }
 }

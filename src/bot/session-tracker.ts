@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
-import type { CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
+import type { AgentEntry, CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
 import { renderDashboard, resumeIndexScope } from "../dashboard/index.ts";
 import type { RenderDashboardOptions } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
@@ -140,12 +140,19 @@ export class SessionTracker {
   async checkLiveness(): Promise<LivenessTransition[]> {
     const now = this.now();
     const next: Record<string, LivenessState> = {};
-    const entries = this.projection.snapshot().entries;
-    for (const e of entries) next[entryKey(e.agent, e.session)] = liveness(e, now, this.o.liveness).state;
+    // Only entries with a trusted signal have a liveness state (and so alerts and metrics): the
+    // others never signalled, and may be named by anyone (issue 9). A map keeps this O(entries).
+    const entries = new Map<string, AgentEntry>();
+    for (const e of this.projection.snapshot().entries) {
+      if (e.lastSignalAt === null) continue;
+      const k = entryKey(e.agent, e.session);
+      entries.set(k, e);
+      next[k] = liveness(e, now, this.o.liveness).state;
+    }
     const transitions = detectTransitions(this.states, next).filter((t) => t.from !== null || t.to !== "active");
     this.states = next;
     for (const t of transitions) {
-      const entry = entries.find((e) => entryKey(e.agent, e.session) === t.key);
+      const entry = entries.get(t.key);
       this.o.metrics.transitions.inc({ to: t.to ?? "gone" });
       this.o.logger.info({ issue: this.key, agent: entry?.agent, session: entry?.session, from: t.from, to: t.to }, `agent is now ${t.to ?? "gone"}`);
       if (this.o.staleAlerts && entry && (t.to === "stale" || t.to === "silent")) {

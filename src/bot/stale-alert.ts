@@ -12,7 +12,9 @@ const MARK = "<!-- checkpost:alert ";
  * marker, so no reader takes it for a checkpoint.
  */
 export function alertBody(entry: AgentEntry, to: "stale" | "silent", l: Liveness, now: Date): string {
-  const key = JSON.stringify([entry.agent, entry.session, to, entry.lastSignalAt ?? ""]);
+  // Names come from comments: `<` `>` `&` cannot close the HTML comment, `@` and `#` cannot mention
+  // anyone or reference an issue (Forgejo finds those in raw text); JSON.parse reads the escapes back.
+  const key = JSON.stringify([entry.agent, entry.session, to, entry.lastSignalAt ?? ""]).replace(/[<>&@#]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const age = l.ageMs === null ? "never signalled" : `no signal for ${formatAge(l.ageMs)}`;
   return (
     `${MARK}${key} -->\n` +

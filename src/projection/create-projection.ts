@@ -119,7 +119,10 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       return;
     }
     let k = keys.get(r.key);
-    if (!k) keys.set(r.key, (k = { agent: r.agent as string, session: r.session as string, ids: [], derived: null }));
+    if (!k) {
+      k = { agent: r.agent as string, session: r.session as string, ids: [], derived: null };
+      keys.set(r.key, k);
+    }
     insertSorted(k.ids, r.commentId);
     k.derived = null;
   };

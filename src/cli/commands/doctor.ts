@@ -190,7 +190,7 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
   const missing: string[] = [];
   for (const who of trusted) {
     try {
-      modes.set(who, (await api.collaboratorPermission(repo, who)).permission);
+      modes.set(who, await api.collaboratorPermission(repo, who));
     } catch (e) {
       const status = statusOf(e);
       if (status === 404) missing.push(who);
@@ -222,7 +222,7 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
   const writers: string[] = [repo.owner.toLowerCase()];
   try {
     for (const who of collaborators) {
-      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who)).permission;
+      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who));
       if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
     }
   } catch (e) {
