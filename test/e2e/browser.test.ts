@@ -103,6 +103,7 @@ describe.skipIf(missing)("the control room in Chromium", () => {
     page.on("console", (m) => (m.type() === "error" && !m.text().includes("404") ? errors.push(m.text()) : undefined));
     await page.goto(`${w.forge.url}/agent/work/issues/${w.issue}`);
     await page.waitForSelector(".issue-body table th:has-text('Phase → resume point')");
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText (rendered text with cell breaks), not the DOM's
     const text = await page.innerText(".issue-body");
     expect(text).toContain("Needs attention");
     expect(text).toMatch(/pr-self-reviewer \/ s2\s+🟡 stale|pr-self-reviewer \/ s2\s+🔴 silent/);
@@ -143,6 +144,7 @@ describe.skipIf(missing)("the control room in Chromium", () => {
     expect((await controls()).map((p) => p.kind === "control" && p.control.action)).toEqual(["pause", "rewind"]);
     await page.click(`.issue-body summary:has-text("${A} / s1")`);
     await shot(page, "dashboard-rewind");
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, not the DOM's
     expect(await page.innerText(".issue-body")).toMatch(/implementation-worker\s+clone_complete → phase_2_subtasks/);
     await page.close();
   }, 90_000);
