@@ -30,7 +30,7 @@ async function main(): Promise<void> {
       "",
       "checkpost is running on an embedded Forgejo (data in " + env.CHECKPOST_DATA_DIR + "/forge).",
       `  Session issue (web view): ${world.forge.url}/${repoSpec}/issues/${world.issue}`,
-      `  Web sign-in:              user ${world.login}, password ${world.password} (tick the dashboard's controls, comment /checkpost …)`,
+      `  Web sign-in:              user ${world.person.login}, password ${world.person.password} (tick the dashboard's controls, comment /checkpost …)`,
       `  Forgejo API:              ${world.forge.apiUrl}`,
       `  Bot API:                  ${bot.url}/api/sessions  ${bot.url}/api/resume?agent=implementation-worker&session=demo`,
       `  Metrics:                  ${bot.url}/metrics`,
