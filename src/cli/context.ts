@@ -21,6 +21,8 @@ export interface RepoFlags {
 export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
+  /** The Forgejo client the store uses (for commands that read beyond it). */
+  api: ForgejoApi;
   logger: Logger;
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
@@ -82,6 +84,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   return {
     env,
     store,
+    api,
     logger,
     memoryKey: [url, repo.owner, repo.repo].join("|"),
     writers: new WriterMemory(env.CHECKPOST_CACHE_DIR, io.env),
