@@ -16,7 +16,7 @@ import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import type { IssueMeta, ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 
 export interface TrackerOptions {
@@ -116,6 +116,14 @@ export class SessionTracker {
     return renderDashboard(this.projection.snapshot(), this.now(), {
       liveness: o.liveness,
       ...o.dashboard,
+      retention: {
+        comments: this.projection.snapshot().comments,
+        rolloverAt: o.rollover.rolloverAt,
+        healthRetentionMs: o.compaction.retentionMs,
+        ...(this.meta.predecessor !== undefined ? { predecessor: this.meta.predecessor } : {}),
+        ...(this.meta.successor !== undefined ? { successor: this.meta.successor } : {}),
+        ...(this.meta.compaction ? { compaction: this.meta.compaction } : {}),
+      },
       ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
     });
   }
@@ -155,6 +163,7 @@ export class SessionTracker {
    * stored watermark), else a full read from Forgejo.
    */
   async start(): Promise<"store" | "forgejo"> {
+    this.meta = await this.o.store.issueMeta(this.storeKey);
     const stored = await this.o.store.comments(this.storeKey);
     const watermark = await this.o.store.watermark(this.storeKey);
     if (!stored.length || !watermark) {
@@ -304,9 +313,20 @@ export class SessionTracker {
     await rollOverIfDue({ ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger }, fence, this.projection.snapshot());
     const { retentionMs, intervalMs } = this.o.compaction;
     if (retentionMs > 0 && Date.now() - this.lastCompactionAt >= intervalMs) await this.compact();
+    await this.refreshMeta();
   }
 
   private lastCompactionAt = 0;
+  /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
+  private meta: IssueMeta = {};
+
+  private async refreshMeta(): Promise<void> {
+    const meta = await this.o.store.issueMeta(this.storeKey);
+    if (JSON.stringify(meta) !== JSON.stringify(this.meta)) {
+      this.meta = meta;
+      this.dashboard.markDirty();
+    }
+  }
 
   /**
    * Archive and delete this issue's superseded health signals older than the
@@ -334,7 +354,7 @@ export class SessionTracker {
         },
       });
       this.o.logger.info({ issue: this.key, deleted: result.deleted, archive: result.archive?.name }, "compacted superseded health signals");
-      this.dashboard.markDirty();
+      await this.refreshMeta();
     }
     return result;
   }

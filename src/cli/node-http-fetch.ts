@@ -27,11 +27,13 @@ class NodeResponse {
     this.headers = new Headers(rawHeaders);
   }
   /**
-   * The body as bytes, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
-   * false) and takes bytes as is, where a stream would need the global Response, and so undici.
+   * The body as text, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
+   * false) and takes a string as is, where a stream would need the global Response, and so undici.
    */
-  get body(): Uint8Array {
-    return this.buffer;
+  get body(): string | Buffer {
+    // Binary downloads (archive attachments) stay bytes.
+    if (/^application\/(octet-stream|gzip|x-gzip)\b/i.test(this.headers.get("content-type") ?? "")) return this.buffer;
+    return this.buffer.toString("utf8");
   }
   async text(): Promise<string> {
     return this.buffer.toString("utf8");

@@ -120,7 +120,7 @@ export class ForgejoApi {
 
   /** The bytes of an attachment, from its browser_download_url (same host, same token). */
   async downloadAttachment(url: string): Promise<Buffer> {
-    const res = await this.client.call(`GET ${url}`, { schema: z.instanceof(ArrayBuffer), what: `attachment ${url}` });
+    const res = await this.client.call(`GET ${url}`, { schema: z.instanceof(Uint8Array), what: `attachment ${url}` });
     return Buffer.from(res.data);
   }
 

@@ -200,23 +200,15 @@ export class ForgejoClient {
 
 /**
  * A success body as JSON (V8's `JSON.parse` is iterative for strings: any size
- * Forgejo sends is fine), bytes for binary types, text otherwise, undefined when empty (204).
+ * Forgejo sends is fine), text for other types, undefined when empty (204).
  */
 export async function responseData(body: unknown, headers: Record<string, unknown>): Promise<unknown> {
   if (body === null || body === undefined || body === "") return undefined;
   const type = String(headers["content-type"] ?? "").toLowerCase();
-  // Attachments (application/octet-stream, gzip…) are bytes, not text.
-  const binary = type !== "" && !type.startsWith("text/") && !/^application\/([a-z.+-]+\+)?json\b/.test(type);
-  if (body instanceof Uint8Array) {
-    // Already read (the CLI's node:http fetch): no stream, no undici.
-    if (binary) return body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
-    return parseText(new TextDecoder().decode(body), type);
-  }
-  if (binary && typeof body !== "string") return await new Response(body as ReadableStream).arrayBuffer();
-  return parseText(typeof body === "string" ? body : await new Response(body as ReadableStream).text(), type);
-}
-
-function parseText(text: string, type: string): unknown {
+  // Binary downloads (attachments) as bytes: decoding them as text would corrupt them.
+  if (/^application\/(octet-stream|gzip|x-gzip)\b/.test(type) && typeof body !== "string")
+    return Buffer.isBuffer(body) ? body : Buffer.from(await new Response(body as ReadableStream).arrayBuffer());
+  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
   if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
   try {
     return JSON.parse(text) as unknown;

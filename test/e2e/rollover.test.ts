@@ -84,6 +84,10 @@ describe("rollover (Continue-As-New)", () => {
     expect(next.title).toBe(old.title);
     expect(next.labels.map((l) => l.name)).toEqual(old.labels.map((l) => l.name));
     expect(continuedFrom(next.body)).toBe(world.issue);
+    // The successor's dashboard links back; the old one's says where it continues.
+    await world.bot.flushDashboards();
+    expect((await api.getIssue(world.repo, next.number)).body).toMatch(new RegExp(`\\*\\*Retention:\\*\\* \\d+ of 12 comments before this issue rolls over to a new one · continues #${world.issue}`));
+    expect((await api.getIssue(world.repo, world.issue)).body).toContain(`continued in #${next.number}`);
 
     const carried = (await api.listComments(world.repo, next.number)).filter((c) => c.body.includes("carried over by checkpost"));
     // s1: checkpoint + health; s2: checkpoint. Mallory's is not carried.
