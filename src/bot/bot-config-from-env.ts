@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
@@ -57,6 +58,15 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_COMPACTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(3_600_000),
   /** Port of the embedded Forgejo (0: random). */
   CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Shared PostgreSQL store for several replicas (docs/scale-out.md); replaces the SQLite file. Unset: one process. */
+  CHECKPOST_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(?:ql)?:\/\/\S+$/, "must be a postgres://user:password@host:port/database URL")
+    .optional(),
+  /** With a database: how often (ms) a replica folds what the other replicas stored. */
+  CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /** With a database: this replica's name in leases and logs (default: host name and process id). */
+  CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });
 export type BotEnv = z.infer<typeof BotEnvSchema>;
 
@@ -117,5 +127,8 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
+    ...(e.CHECKPOST_DATABASE_URL
+      ? { database: { url: e.CHECKPOST_DATABASE_URL, feedIntervalMs: e.CHECKPOST_FEED_INTERVAL_MS, replicaId: e.CHECKPOST_REPLICA_ID ?? `${hostname()}-${process.pid}` } }
+      : {}),
   };
 }

@@ -7,6 +7,14 @@ export interface BotRepo {
   repo: string;
 }
 
+/** A replica's share of a scaled-out bot (docs/scale-out.md). */
+export interface DatabaseConfig {
+  url: string;
+  /** How often the change feed is folded (CHECKPOST_FEED_INTERVAL_MS). */
+  feedIntervalMs: number;
+  replicaId: string;
+}
+
 /** The bot's settings as plain values (tests build them directly). */
 export interface BotConfig {
   forgejoUrl: string;
@@ -45,6 +53,8 @@ export interface BotConfig {
   readWindowSize?: number;
   retries: number;
   timeoutMs: number;
+  /** Several replicas on one PostgreSQL (CHECKPOST_DATABASE_URL); unset: this process alone. */
+  database?: DatabaseConfig;
 }
 
 /**

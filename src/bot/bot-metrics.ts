@@ -19,6 +19,8 @@ export function createBotMetrics() {
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
     anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),
     transitions: new Counter({ name: "checkpost_liveness_transitions_total", help: "Liveness transitions", labelNames: ["to"], registers: [registry] }),
+    leasesHeld: new Gauge({ name: "checkpost_leases_held", help: "Session issues this replica leads (shared store only)", registers: [registry] }),
+    leaseChanges: new Counter({ name: "checkpost_lease_changes_total", help: "Leases released by this replica to spread them (shared store only)", labelNames: ["change"], registers: [registry] }),
     controls: new Counter({
       name: "checkpost_controls_total",
       help: "People's commands (dashboard checkboxes, /checkpost comments) by action and result (accepted, refused: no write access, invalid)",

@@ -15,6 +15,8 @@ import { ApiAccessGuard } from "./api-access.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
+import { ReplicaCoordinator } from "./replica-coordinator.ts";
+import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { createSqliteProjectionStore } from "../projection-store/index.ts";
@@ -37,6 +39,8 @@ export interface Bot {
   renewLeases(): Promise<void>;
   /** The bot's durable state. */
   store: ProjectionStore;
+  /** With CHECKPOST_DATABASE_URL: this replica's feed, lease share and fenced writes. */
+  replica?: ReplicaCoordinator;
   /** Write every pending dashboard now. */
   flushDashboards(): Promise<void>;
   /** Resolves when the deliveries received so far are handled. */
@@ -61,14 +65,21 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
   };
   // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
-  const store = deps.store ?? createSqliteProjectionStore(config.storeFile);
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder });
+  // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).
+  const pgStore =
+    !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
+  const store = deps.store ?? pgStore ?? createSqliteProjectionStore(config.storeFile);
+  const holder = config.database ? `${config.database.replicaId}:${randomUUID().slice(0, 8)}` : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const replica =
+    config.database && store instanceof PostgresProjectionStore
+      ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
+      : undefined;
+  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
-  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now, guard }));
+  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}), metrics, config, now, guard }));
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 
@@ -87,8 +98,10 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       }
     }
   };
-  const pollAll = () => each("poll", (t) => t.poll(), "incremental");
-  const reconcileAll = () => each("reconcile", (t) => t.reconcile(), "reconcile");
+  // Replicas: only an issue's lease holder reads Forgejo for it; the others fold the shared store's feed.
+  const reads = (t: SessionTracker) => !replica || t.o.lease.current() !== null;
+  const pollAll = () => each("poll", async (t) => reads(t) && t.poll(), "incremental");
+  const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
   const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
@@ -99,6 +112,11 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
     { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
+  if (replica) {
+    replica.attach(() => registry.all());
+    await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
+    replica.start();
+  }
   await checkLiveness();
   for (const t of registry.all()) t.dashboard.markDirty();
   let stopped = false;
@@ -115,6 +133,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     checkLiveness,
     renewLeases,
     store,
+    ...(replica ? { replica } : {}),
     flushDashboards: async () => {
       for (const t of registry.all()) await t.dashboard.flush();
     },
@@ -123,6 +142,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       if (stopped) return;
       stopped = true;
       stopTimers();
+      replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await receiver.idle();
@@ -151,6 +171,9 @@ async function listen(
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  // A client that trickles its headers or body cannot hold a connection for Node's default 5 minutes.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

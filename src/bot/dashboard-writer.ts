@@ -15,6 +15,12 @@ export interface DashboardWriterOptions {
   metrics?: BotMetrics;
   /** Checked right before each write: false (not the issue's writer) skips it quietly. */
   mayWrite?: () => Promise<boolean>;
+  /**
+   * Replicas on a shared store: runs the Forgejo write itself, begun only
+   * while this process's fencing token is the lease's current one (and
+   * logged with it), else rejects and nothing is written.
+   */
+  fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
 
 /** The issue body without our section: the part that belongs to people. */
@@ -127,7 +133,8 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    await this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
     this.lastWritten = next;
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });

@@ -114,7 +114,14 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
         return true;
       }
       const id = req.headers["x-forgejo-delivery"] ?? req.headers["x-github-delivery"];
-      await run(event, payload, typeof id === "string" && id ? id : null);
+      try {
+        await run(event, payload, typeof id === "string" && id ? id : null);
+      } catch (e) {
+        // As Probot's middleware does: the error's own status (503 when the shared store is down), else 500.
+        const status = typeof (e as { status?: unknown }).status === "number" ? (e as { status: number }).status : 500;
+        res.writeHead(status).end(status === 503 ? "store unavailable: redeliver later" : "failed");
+        return true;
+      }
       res.writeHead(200).end("ok");
       return true;
     };

@@ -21,6 +21,8 @@ export class IssueLease {
       logger: Pick<Logger, "info" | "warn">;
       /** Called when this process becomes the writer (to write what is pending). */
       onAcquired?: () => void;
+      /** Replicas: whether this process may take one more lease now (its fair share); default always. */
+      mayTake?: () => boolean;
     },
   ) {}
 
@@ -49,6 +51,7 @@ export class IssueLease {
       else this.lost("renewal refused");
       return;
     }
+    if (this.o.mayTake && !this.o.mayTake()) return;
     const got = await this.o.store.acquireLease(this.o.name, this.o.holder, this.o.ttlMs);
     if (got) {
       this.lease = got;

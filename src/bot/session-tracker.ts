@@ -40,6 +40,8 @@ export interface TrackerOptions {
   store: ProjectionStore;
   /** Whether this process is the issue's one writer (dashboard, alerts). */
   lease: IssueLease;
+  /** Replicas: each Forgejo write (dashboard, alert) run fenced by the lease's token (see DashboardWriter). */
+  fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
   /** Rollover settings and how to start watching a successor. */
   rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
   /** Health compaction: retention (0: off) and period. */
@@ -81,6 +83,7 @@ export class SessionTracker {
     this.storeKey = issueKey(o.repo, o.issue);
     this.dashboard = new DashboardWriter({
       mayWrite: () => o.lease.holds(),
+      ...(o.fencedWrite ? { fencedWrite: o.fencedWrite } : {}),
       api: o.api,
       repo: o.repo,
       issue: o.issue,
@@ -137,6 +140,17 @@ export class SessionTracker {
    */
   async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
     await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
+    for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
+    const changed = this.projection.applyAll(events);
+    if (changed) this.afterChange();
+    return changed;
+  }
+
+  /**
+   * Fold events another replica stored (the shared store's change feed):
+   * nothing is stored again, the projection ignores what it already holds.
+   */
+  fold(events: CommentEvent[]): boolean {
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
@@ -232,7 +246,9 @@ export class SessionTracker {
         if (fence && !this.alerted.has(alertKey) && (await this.o.store.recordAlert(fence, this.storeKey, alertKey))) {
           this.alerted.add(alertKey);
           const l = liveness(entry, now, this.o.liveness);
-          await this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, t.to, l, now));
+          const to = t.to;
+          const post = () => this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, to, l, now));
+          await (this.o.fencedWrite ? this.o.fencedWrite("alert", post) : post());
         }
       }
     }

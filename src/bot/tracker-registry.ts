@@ -5,6 +5,7 @@ import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { SessionTracker } from "./session-tracker.ts";
 import { IssueLease } from "./issue-lease.ts";
+import type { ReplicaCoordinator } from "./replica-coordinator.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 
@@ -19,6 +20,8 @@ export interface TrackerRegistryDeps {
   store: ProjectionStore;
   /** This process's name in leases (host, pid, random). */
   holder: string;
+  /** Replicas on a shared PostgreSQL store (see ReplicaCoordinator). */
+  replica?: Pick<ReplicaCoordinator, "mayTake" | "beforeStart" | "fencedWrite">;
 }
 
 /**
@@ -75,6 +78,7 @@ export class TrackerRegistry {
   private async start(repo: RepoRef, issue: number, k: string): Promise<SessionTracker> {
     const { config, logger } = this.d;
     let tracker: SessionTracker | null = null;
+    const replica = this.d.replica;
     const lease = new IssueLease({
       store: this.d.store,
       name: issueKey(repo, issue),
@@ -82,6 +86,7 @@ export class TrackerRegistry {
       ttlMs: config.leaseTtlMs,
       logger: logger.child({ issue: k }),
       onAcquired: () => tracker?.dashboard.markDirty(),
+      ...(replica ? { mayTake: () => replica.mayTake() } : {}),
     });
     const t = new SessionTracker({
       store: this.d.store,
@@ -100,8 +105,11 @@ export class TrackerRegistry {
       logger: logger.child({ issue: k }),
       metrics: this.d.metrics,
       now: this.d.now,
+      ...(replica ? { fencedWrite: <T>(kind: string, write: () => Promise<T>) => replica.fencedWrite(lease, this.d.holder, kind, write) } : {}),
     });
     tracker = t;
+    // Replicas: where this tracker's change feed starts, taken before it reads the store.
+    await replica?.beforeStart(t);
     await lease.tick();
     const from = await t.start();
     this.trackers.set(k, t);

@@ -14,6 +14,9 @@ import { ForgeStore } from "./store-sqlite.ts";
 import { writeThrottled } from "./throttle.ts";
 import type { ApiResult, ForgeOptions } from "./types.ts";
 import { renderWeb } from "./web-view.ts";
+import { handleWebPost } from "./web-actions.ts";
+import { webAsset } from "./web-assets.ts";
+import { WebSessions } from "./web-session.ts";
 import { WebhookDispatcher } from "./webhooks.ts";
 
 export interface ForgeServer {
@@ -94,6 +97,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   let clock = options.clock ?? Date.now;
   const faults = new FaultController(options.faults, options.seed ?? 1);
   const stats = { requests: {} as Record<string, number>, totalRequests: 0, bytesSent: 0 };
+  const webSessions = new WebSessions();
   const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
   const forge: ForgeContext = {
     store, baseUrl: "", logger, webhooks,
@@ -122,7 +126,12 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
-    const url = new URL(req.url ?? "/", forge.baseUrl);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", forge.baseUrl);
+    } catch {
+      return badRequest(res); // a request-target no URL parser accepts
+    }
     const responded = new Promise<void>((resolve) => {
       res.on("finish", resolve);
       res.on("close", resolve);
@@ -150,8 +159,21 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
       stats.totalRequests++;
       stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
+      if (method === "POST") {
+        const result = handleWebPost(forge, webSessions, url, req.headers, raw);
+        result.after?.(responded);
+        return send(res, result, 0);
+      }
       if (method !== "GET" && method !== "HEAD") return send(res, { status: 405, raw: "Method Not Allowed" }, 0);
-      const page = renderWeb(forge, url.pathname);
+      const asset = webAsset(url.pathname);
+      if (asset) {
+        res.writeHead(200, { "Content-Type": asset.contentType, "Content-Length": String(asset.body.length), "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" });
+        res.end(method === "HEAD" ? undefined : asset.body);
+        return;
+      }
+      const session = webSessions.fromRequest(req.headers);
+      const viewerUser = session ? forge.store.userById(session.userId) : undefined;
+      const page = renderWeb(forge, url.pathname, session && viewerUser ? { user: viewerUser, csrf: session.csrf } : null, url.search);
       return send(res, { status: page.status, raw: page.html, contentType: "text/html; charset=utf-8", headers: page.headers }, 0);
     }
     const apiPath = url.pathname.slice("/api/v1".length) || "/";

@@ -97,6 +97,12 @@ export class ForgeStore {
   countUsers(): number {
     return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n;
   }
+  setPasswordHash(userId: number, hash: string): void {
+    this.run("INSERT OR REPLACE INTO passwords (user_id, hash) VALUES (?, ?)", userId, hash);
+  }
+  passwordHash(userId: number): string | undefined {
+    return this.one<{ hash: string }>("SELECT hash FROM passwords WHERE user_id = ?", userId)?.hash;
+  }
   createToken(userId: number, name: string, hash: string, now: number): void {
     this.run("INSERT INTO tokens (user_id, name, token_hash, created_unix) VALUES (?, ?, ?, ?)", userId, name, hash, now);
   }
