@@ -1,6 +1,7 @@
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
-import { extractResumeIndex } from "../dashboard/index.ts";
+import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import { commentOnIssue } from "./comment-on-issue.ts";
 import { parseComment, verifyControlSignature } from "../protocol/index.ts";
 import type { Directive, TrustPolicy } from "../projection/index.ts";
 
@@ -20,7 +21,10 @@ export async function readDirective(
   policy: TrustPolicy | Promise<TrustPolicy>,
 ): Promise<{ directive: Directive | null; maxEpoch: number }> {
   const meta = await api.getIssue(repo, issue);
-  const entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
+  const { trustedAuthors, signingKey } = await policy;
+  // With a key, only the bot's signed index is read (docs/security.md).
+  const signing = signingKey ? { signing: { key: signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } } : {};
+  const entry = extractResumeIndex(meta.body, signing)?.entries.find((e) => e.agent === agent && e.session === session);
   const maxEpoch = entry?.maxEpoch ?? 0;
   if (!entry?.directive) return { directive: null, maxEpoch };
   let comment;
@@ -31,7 +35,7 @@ export async function readDirective(
     throw e;
   }
   const p = parseComment(comment.body);
-  const { trustedAuthors, signingKey } = await policy;
+  if (!commentOnIssue(comment, repo, issue)) return { directive: null, maxEpoch };
   if (p.kind !== "control" || p.control.agent !== agent || p.control.session !== session) return { directive: null, maxEpoch };
   const c = p.control;
   const kind = entry.directive.kind;
