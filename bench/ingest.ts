@@ -150,8 +150,6 @@ export async function runIngest(o: IngestOptions): Promise<IngestResult> {
       if (r.status < 200 || r.status >= 300) non2xx++;
       if (performance.now() >= deadline && queue.length === 0) return;
       if (performance.now() >= deadline) {
-        // Deliver what is already inserted in the forge: nothing may be left undelivered.
-        continue;
       }
     }
   };

@@ -28,9 +28,10 @@ export class CheckpointTooLargeError extends CheckpostError {
     readonly bytes: number,
     readonly limit: number,
     readonly largestKeys: string[],
+    readonly kind: "checkpoint" | "health signal" = "checkpoint",
   ) {
     super(
-      `checkpoint body is ${bytes} bytes, over the ${limit}-byte cap (CHECKPOST_MAX_CHECKPOINT_BYTES). ` +
+      `${kind} body is ${bytes} bytes, over the ${limit}-byte cap (CHECKPOST_MAX_CHECKPOINT_BYTES). ` +
         `Save just enough to resume: leave out or shorten ${largestKeys.length ? largestKeys.map((k) => `"${k}"`).join(", ") : "the largest fields"} ` +
         `(store big artefacts elsewhere and checkpoint a reference).`,
     );

@@ -1,4 +1,5 @@
-// The public surface of the checkpost library.
+// The public surface of the checkpost library (`import … from "checkpost"`). The bot is a separate
+// entry, `checkpost/bot`, so this one loads neither probot nor prom-client.
 export * from "./protocol/index.ts";
 export * from "./projection/index.ts";
 export * from "./dashboard/index.ts";
@@ -6,6 +7,3 @@ export * from "./forgejo/index.ts";
 export * from "./store/index.ts";
 export * from "./errors.ts";
 export { createLogger } from "./log/create-logger.ts";
-export { createBot } from "./bot/create-bot.ts";
-export type { Bot } from "./bot/create-bot.ts";
-export type { BotConfig } from "./bot/bot-config.ts";

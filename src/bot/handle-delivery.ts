@@ -4,6 +4,7 @@ import type { RepoRef } from "../forgejo/index.ts";
 import type { CommentEvent } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";
+import { spliceDashboard } from "../dashboard/index.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 
 export interface DeliveryDeps {
@@ -28,7 +29,7 @@ function validated<S extends z.ZodType>(schema: S, payload: unknown, event: stri
  * One verified delivery → projection events. Payloads are checked with zod;
  * a payload that does not fit is counted and logged, never half-applied.
  */
-export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps): Promise<void> {
+export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps, deliveryId: string | null = null): Promise<void> {
   const started = process.hrtime.bigint();
   let result = "ignored";
   try {
@@ -53,8 +54,11 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
               type: "upsert",
               comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
             };
-      t.apply([ev]);
-      result = "applied";
+      result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
+      // People's /checkpost commands; never the bot's own comments (its replies and [CONTROL]s).
+      if (action === "created" && comment.user.login.toLowerCase() !== d.self.toLowerCase()) {
+        await t.controls.onComment({ id: comment.id, body: comment.body, author: comment.user.login });
+      }
     } else if (event === "issues") {
       const data = validated(IssuesPayloadSchema, payload, event, d.log);
       if (!data) {
@@ -66,7 +70,12 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
       if (!d.watched(repo)) return;
       const t = d.tracker(repo, issue.number);
       if (t) {
-        if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") t.dashboard.noteHumanEdit(issue.body);
+        if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
+          t.dashboard.noteHumanEdit(issue.body);
+          // Ticked or unticked control boxes: compare with the body the person edited (Forgejo sends it), else with what the bot renders now.
+          const before = data.changes?.body?.from ?? spliceDashboard("", t.renderSection());
+          await t.controls.onBodyEdit(before, issue.body, sender.login);
+        }
         result = "applied";
       } else if (issue.state === "open" && d.isSessionIssue(issue)) {
         await d.track(repo, issue.number);

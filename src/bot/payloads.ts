@@ -39,5 +39,7 @@ export const IssuesPayloadSchema = z.looseObject({
   issue: Issue,
   repository: Repository,
   sender: User,
+  /** On "edited": what the title or body was before (Forgejo's ChangesPayload). */
+  changes: z.looseObject({ body: z.looseObject({ from: z.string() }).optional() }).nullable().optional(),
 });
 export type IssuesPayload = z.infer<typeof IssuesPayloadSchema>;

@@ -1,4 +1,5 @@
-import type { Logger } from "pino";
+import { createRequire } from "node:module";
+import type { DestinationStream, Logger } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
@@ -7,6 +8,8 @@ import { ConfigError, ForgejoApiError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
 import type { CliIo } from "./io.ts";
 import { IssueCache } from "./issue-cache.ts";
+import { WriterMemory } from "./writer-memory.ts";
+import { nodeHttpFetch } from "./node-http-fetch.ts";
 
 export interface RepoFlags {
   repo?: string;
@@ -18,31 +21,56 @@ export interface RepoFlags {
 export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
+  /** The Forgejo client the store uses (for commands that read beyond it). */
+  api: ForgejoApi;
   logger: Logger;
+  /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
+  memoryKey: string;
+  writers: WriterMemory;
   /** Run `fn` against the store; if a cached issue number turned out stale (404), forget it and retry once. */
   withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Where CLI logs go: stderr, as JSON lines for programs, or pretty (pino-pretty in this process,
+ * no worker thread) when a person watches a terminal. pino-pretty loads only then.
+ */
+function stderrLogDestination(): DestinationStream {
+  if (process.stderr.isTTY !== true) return process.stderr as unknown as DestinationStream;
+  const pretty = createRequire(import.meta.url)("pino-pretty") as (o: Record<string, unknown>) => DestinationStream;
+  return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
 /** Build the store from env and flags. Flags win over env. */
 export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   const env = parseEnv(ClientEnvSchema, io.env);
-  const url = flags.url ?? env.FORGEJO_URL;
-  if (!url) throw new ConfigError("no Forgejo instance: set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url");
+  // The instance root; a URL given with /api/v1 is the same instance (the client adds /api/v1).
+  const url = (flags.url ?? env.FORGEJO_URL)?.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
+  if (!url) throw new ConfigError("no Forgejo instance: set FORGEJO_URL (e.g. http://127.0.0.1:3001, the embedded Forgejo `npm start` runs) or pass --url");
   if (!env.FORGEJO_TOKEN) throw new ConfigError("no token: set FORGEJO_TOKEN to a Forgejo access token with the write:issue scope");
   const repo = repoFromEnv(env, flags.repo);
   const logger = createLogger({
     level: flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn"),
-    destination: process.stderr as unknown as import("pino").DestinationStream,
+    destination: stderrLogDestination(),
     secrets: [env.FORGEJO_TOKEN, env.CHECKPOST_SIGNING_KEY ?? ""],
   });
-  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
+  // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
+  const fetch = nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined);
+  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
   const cache = new IssueCache(env.CHECKPOST_CACHE_DIR, io.env);
   const cacheKey = [url, repo.owner, repo.repo, env.CHECKPOST_SESSION_TITLE, env.CHECKPOST_SESSION_LABEL].join("|");
+  // A 404 names where the repository and issue came from, as the user set them.
+  const issueSource = flags.issue !== undefined ? `--issue ${flags.issue}` : env.CHECKPOST_ISSUE !== undefined ? `CHECKPOST_ISSUE=${env.CHECKPOST_ISSUE}` : undefined;
+  const hint404 = (e: unknown): unknown => {
+    if (e instanceof ForgejoApiError && e.status === 404 && !e.message.includes("(repository from "))
+      e.message += ` (repository from ${repo.source}${issueSource ? `, issue from ${issueSource}` : ""}; instance ${url})`;
+    return e;
+  };
   const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
   const make = (issue: number | undefined) =>
     new SessionStore({
       api,
-      repo,
+      repo: { owner: repo.owner, repo: repo.repo },
       title: env.CHECKPOST_SESSION_TITLE,
       label: env.CHECKPOST_SESSION_LABEL,
       trustedAuthors: env.CHECKPOST_TRUSTED_AUTHORS,
@@ -56,20 +84,27 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   return {
     env,
     store,
+    api,
     logger,
+    memoryKey: [url, repo.owner, repo.repo].join("|"),
+    writers: new WriterMemory(env.CHECKPOST_CACHE_DIR, io.env),
     async withStore(fn) {
       try {
         const result = await fn(store);
         if (explicit === undefined) cache.set(cacheKey, await store.issueNumber());
         return result;
       } catch (e) {
-        if (cached === undefined || !(e instanceof ForgejoApiError && e.status === 404)) throw e;
+        if (cached === undefined || !(e instanceof ForgejoApiError && e.status === 404)) throw hint404(e);
         logger.debug({ cached }, "cached session issue is gone; locating it again");
         cache.set(cacheKey, undefined);
         const fresh = make(undefined);
-        const result = await fn(fresh);
-        cache.set(cacheKey, await fresh.issueNumber());
-        return result;
+        try {
+          const result = await fn(fresh);
+          cache.set(cacheKey, await fresh.issueNumber());
+          return result;
+        } catch (e2) {
+          throw hint404(e2);
+        }
       }
     },
   };

@@ -5,6 +5,8 @@ export interface CliIo {
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** stdout is a terminal (colours, screen refresh). */
+  isTTY?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -18,6 +20,7 @@ export function processIo(): CliIo {
     },
     env: process.env,
     cwd: process.cwd(),
+    isTTY: process.stdout.isTTY === true,
   };
 }
 

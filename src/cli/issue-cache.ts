@@ -1,9 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync, renameSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { JsonFileMap } from "./json-file-map.ts";
 
-const CacheSchema = z.record(z.string(), z.number().int().positive());
+/** The CLI's per-machine folder: CHECKPOST_CACHE_DIR, else $XDG_CACHE_HOME/checkpost, else ~/.cache/checkpost. */
+export function cliCacheDir(dir: string | undefined, env: NodeJS.ProcessEnv): string {
+  return dir ?? join(env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "checkpost");
+}
 
 /**
  * Remembers the session issue's number per (instance, repo, title, label), so
@@ -11,32 +14,16 @@ const CacheSchema = z.record(z.string(), z.number().int().positive());
  * deleted) is dropped by the caller on 404 and relocated.
  */
 export class IssueCache {
-  private readonly file: string;
+  private readonly map: JsonFileMap<number>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    const base = dir ?? join(env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "checkpost");
-    this.file = join(base, "issues.json");
-  }
-
-  private read(): Record<string, number> {
-    try {
-      const r = CacheSchema.safeParse(JSON.parse(readFileSync(this.file, "utf8")));
-      return r.success ? r.data : {};
-    } catch {
-      return {}; // no cache yet, or unreadable: locating again is always correct
-    }
+    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "issues.json"), z.record(z.string(), z.number().int().positive()));
   }
 
   get(key: string): number | undefined {
-    return this.read()[key];
+    return this.map.get(key);
   }
 
   set(key: string, value: number | undefined): void {
-    const all = this.read();
-    if (value === undefined) delete all[key];
-    else all[key] = value;
-    mkdirSync(join(this.file, ".."), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all));
-    renameSync(tmp, this.file); // atomic: concurrent agents never see half a file
+    this.map.set(key, value);
   }
 }

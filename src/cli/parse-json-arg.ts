@@ -9,13 +9,14 @@ export function usage(message: string): ExitError {
   return new ExitError(2, message);
 }
 
-/** --data JSON / --data-file F → a JSON object, or a usage error saying what is wrong. */
-export function jsonObjectArg(flag: string, text: string | undefined, file: string | undefined, cwd: string): JsonObject {
+/** --data JSON / --data-file F (`-`: stdin) → a JSON object, or a usage error saying what is wrong. */
+export async function jsonObjectArg(flag: string, text: string | undefined, file: string | undefined, io: { cwd: string; readStdin: () => Promise<string> }): Promise<JsonObject> {
   if (text !== undefined && file !== undefined) throw usage(`give ${flag} or ${flag}-file, not both`);
   let raw = text;
-  if (file !== undefined) {
+  if (file === "-") raw = await io.readStdin();
+  else if (file !== undefined) {
     try {
-      raw = readFileSync(resolve(cwd, file), "utf8");
+      raw = readFileSync(resolve(io.cwd, file), "utf8");
     } catch (e) {
       throw usage(`cannot read ${flag}-file ${file}: ${(e as Error).message}`);
     }

@@ -1,10 +1,30 @@
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError } from "commander";
+import { ExitError } from "../errors.ts";
 import type { CliIo } from "./io.ts";
+import { packageVersion } from "./package-version.ts";
 
 const int = (name: string) => (v: string) => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a whole number`);
   return Number(v);
 };
+
+/**
+ * Mandatory flags, checked together before the action runs so one message names every missing flag
+ * (commander's requiredOption stops at the first). Unknown options are reported by commander before this.
+ */
+const REQUIRED = new WeakMap<Command, string[]>();
+function required(cmd: Command, ...flags: string[]): Command {
+  REQUIRED.set(cmd, flags);
+  return cmd;
+}
+function checkRequired(cmd: Command): void {
+  const flags = REQUIRED.get(cmd) ?? [];
+  const opts = cmd.opts();
+  const camel = (flag: string) => flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const missing = flags.filter((f) => opts[camel(f)] === undefined);
+  if (missing.length)
+    throw new ExitError(2, `${cmd.name()}: missing ${missing.length === 1 ? "flag" : "flags"} ${missing.join(", ")} (see checkpost ${cmd.parent?.name() === "format" ? "format " : ""}${cmd.name()} --help)`);
+}
 
 /** Flags shared by every command that talks to Forgejo. */
 function repoFlags(cmd: Command): Command {
@@ -21,10 +41,12 @@ function repoFlags(cmd: Command): Command {
 export function buildProgram(io: CliIo): Command {
   const program = new Command("checkpost")
     .description("Checkpoint and resume AI agents through one Forgejo issue")
-    .option("--debug", "log requests and print stack traces")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .option("--debug", "log each request (method, path, status, ms) and print stack traces")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showSuggestionAfterError();
+  program.hook("preAction", (_program, action) => checkRequired(action));
   const debug = () => Boolean(program.opts()["debug"]);
 
   program
@@ -33,71 +55,77 @@ export function buildProgram(io: CliIo): Command {
     .action(async () => (await import("./commands/parse.ts")).parse(io));
 
   const format = program.command("format").description("print a comment body in the seed's format");
-  format
-    .command("checkpoint")
-    .requiredOption("--agent <name>")
-    .requiredOption("--session <id>")
-    .requiredOption("--phase <phase>")
+  required(format.command("checkpoint"), "--agent", "--session", "--phase")
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--phase <phase>")
     .option("--data <json>", "state as a JSON object")
-    .option("--data-file <file>", "state from a JSON file")
+    .option("--data-file <file>", "state from a JSON file (- reads stdin)")
     .option("--time <iso>", "timestamp (default: now, Python isoformat + Z)")
     .option("--id <id>")
     .option("--seq <n>", "", int("--seq"))
     .option("--epoch <n>", "", int("--epoch"))
     .action(async (o) => (await import("./commands/format.ts")).formatCheckpointCommand(io, o));
-  format
-    .command("health")
-    .requiredOption("--agent <name>")
-    .requiredOption("--session <id>")
+  required(format.command("health"), "--agent", "--session")
+    .option("--agent <name>")
+    .option("--session <id>")
     .option("--metrics <json>", "metrics as a JSON object")
-    .option("--metrics-file <file>")
+    .option("--metrics-file <file>", "metrics from a JSON file (- reads stdin)")
     .option("--status <status>", "", "Active")
     .option("--time <iso>")
     .action(async (o) => (await import("./commands/format.ts")).formatHealthCommand(io, o));
 
-  repoFlags(program.command("save").description("post a checkpoint (exactly once) and print it with its comment id"))
-    .requiredOption("--agent <name>")
-    .requiredOption("--session <id>")
-    .requiredOption("--phase <phase>")
+  repoFlags(required(program.command("save").description("post a checkpoint (exactly once) and print it with its comment id"), "--agent", "--session", "--phase"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--phase <phase>")
     .option("--data <json>", "state as a JSON object")
-    .option("--data-file <file>", "state from a JSON file")
-    .option("--seq <n>", "sequence number (from `resume`'s next_seq, then +1 per save)", int("--seq"))
-    .option("--epoch <n>", "writer epoch (from `resume`)", int("--epoch"))
+    .option("--data-file <file>", "state from a JSON file (- reads stdin)")
+    .option("--seq <n>", "sequence number (default: continue what `resume` on this machine remembered)", int("--seq"))
+    .option("--epoch <n>", "writer epoch (default: the one `resume` on this machine took over with)", int("--epoch"))
+    .option("--map <name|file>", "phase map to check the phase against (default: the agent's own, see --maps)")
+    .option("--maps <file>", "JSON file of agent → phase map (env CHECKPOST_PHASE_MAPS)")
     .action(async (o) => (await import("./commands/store-commands.ts")).save(io, { ...o, debug: debug() }));
 
-  repoFlags(program.command("health").description("post a health signal"))
-    .requiredOption("--agent <name>")
-    .requiredOption("--session <id>")
-    .option("--metrics <json>")
-    .option("--metrics-file <file>")
+  repoFlags(required(program.command("health").description("post a health signal"), "--agent", "--session"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--metrics <json>", "metrics as a JSON object")
+    .option("--metrics-file <file>", "metrics from a JSON file (- reads stdin)")
     .option("--status <status>", "", "Active")
     .action(async (o) => (await import("./commands/store-commands.ts")).health(io, { ...o, debug: debug() }));
 
-  repoFlags(program.command("latest").description("print the newest trusted checkpoint of an agent, or null"))
-    .requiredOption("--agent <name>")
+  repoFlags(required(program.command("latest").description("print the newest trusted checkpoint of an agent, or null"), "--agent"))
+    .option("--agent <name>")
     .option("--session <id>")
     .action(async (o) => (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }));
 
-  repoFlags(program.command("resume").description("print where an agent resumes: resume_point, phase, state"))
-    .requiredOption("--agent <name>")
-    .requiredOption("--session <id>")
-    .addOption(new Option("--map <name|file>", "phase map: built-in name or JSON file").default("implementation-worker"))
+  repoFlags(required(program.command("resume").description("print where an agent resumes: resume_point, phase, state"), "--agent", "--session"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--map <name|file>", "phase map: built-in name or JSON file (default: the agent's own, see --maps; none: resume_point is the phase)")
+    .option("--maps <file>", "JSON file of agent → phase map or built-in name (env CHECKPOST_PHASE_MAPS)")
     .option("--take-over", "write the fence now: re-save the checkpoint under the new epoch (one extra request)")
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
 
-  repoFlags(program.command("status").description("agents × sessions: phase, checkpoint age, last health"))
-    .option("--json", "machine-readable snapshot")
+  repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))
+    .option("--json", "machine-readable snapshot (unchanged)")
+    .option("--watch [seconds]", "redraw every N seconds (default 10) until Ctrl-C")
+    .option("--times <n>", "with --watch: stop after n refreshes")
     .action(async (o) => (await import("./commands/status.ts")).status(io, { ...o, debug: debug() }));
 
   repoFlags(program.command("init").description("find the session issue, creating it and its label if missing")).action(async (o) =>
     (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }),
   );
 
-  repoFlags(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"))
-    .requiredOption("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
+  repoFlags(required(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"), "--bot-url"))
+    .option("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
     .option("--app <file>", "app.yml to read", "app.yml")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
 
+  repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))
+    .option("--store <file>", "the bot's store (env CHECKPOST_STORE_FILE; default <CHECKPOST_DATA_DIR>/bot/projection.sqlite)")
+    .action(async (o) => (await import("./commands/rebuild.ts")).rebuild(io, { ...o, debug: debug() }));
   repoFlags(program.command("doctor").description("check a deployment (Forgejo, token, issue, webhook, trust, signing key, bot) and say what to fix; exit 0 only when nothing is wrong"))
     .option("--bot-url <url>", "the bot's base URL, to check it is up, accepts CHECKPOST_API_TOKEN and has its webhook")
     .option("--json", "machine-readable: {ok, checks: [{check, status, message, fix?}]}")

@@ -11,9 +11,10 @@ const positiveInt = (def: number) => z.coerce.number().int().positive().default(
 
 /** The variables the CLI and the library read. Every one is listed in .env.example. */
 export const ClientEnvSchema = z.object({
-  FORGEJO_URL: z.url({ message: "must be the instance's base URL, e.g. http://127.0.0.1:3000" }).optional(),
+  /** The instance root; a URL ending in /api/v1 is accepted too (the client adds /api/v1 itself). */
+  FORGEJO_URL: z.url({ message: "must be the instance's base URL, e.g. http://127.0.0.1:3001 (the embedded Forgejo of `npm start`)" }).optional(),
   FORGEJO_TOKEN: z.string().min(1).optional(),
-  /** owner/repo, or FORGEJO_OWNER + FORGEJO_REPO. */
+  /** owner/repo; or FORGEJO_REPO=owner/repo; or FORGEJO_OWNER + FORGEJO_REPO=repo. */
   FORGEJO_REPOSITORY: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "owner/repo"').optional(),
   FORGEJO_OWNER: z.string().min(1).optional(),
   FORGEJO_REPO: z.string().min(1).optional(),
@@ -50,14 +51,33 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
   throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
 }
 
-/** owner/repo from FORGEJO_REPOSITORY or FORGEJO_OWNER + FORGEJO_REPO. */
-export function repoFromEnv(env: Pick<ClientEnv, "FORGEJO_REPOSITORY" | "FORGEJO_OWNER" | "FORGEJO_REPO">, flag?: string): { owner: string; repo: string } {
-  const spec = flag ?? env.FORGEJO_REPOSITORY;
-  if (spec) {
-    const [owner, repo] = spec.split("/");
-    if (owner && repo) return { owner, repo };
-    throw new ConfigError(`repository "${spec}" must be "owner/repo" (--repo or FORGEJO_REPOSITORY)`);
+/** Where the repository came from, in the words the user typed: hints name it instead of guessing. */
+export interface RepoFromEnv {
+  owner: string;
+  repo: string;
+  /** e.g. "--repo acme/widgets", "FORGEJO_REPOSITORY=acme/widgets", "FORGEJO_OWNER=acme and FORGEJO_REPO=widgets" */
+  source: string;
+}
+
+/**
+ * owner/repo from, in order: the --repo flag, FORGEJO_REPOSITORY=owner/name, FORGEJO_REPO=owner/name
+ * (the core issue's contract), or FORGEJO_OWNER + FORGEJO_REPO=name.
+ */
+export function repoFromEnv(env: Pick<ClientEnv, "FORGEJO_REPOSITORY" | "FORGEJO_OWNER" | "FORGEJO_REPO">, flag?: string): RepoFromEnv {
+  const split = (spec: string, name: string): RepoFromEnv => {
+    const [owner, repo, extra] = spec.split("/");
+    if (owner && repo && extra === undefined) return { owner, repo, source: `${name}${name.startsWith("--") ? " " : "="}${spec}` };
+    throw new ConfigError(`${name} "${spec}" must be "owner/repo"`);
+  };
+  if (flag !== undefined) return split(flag, "--repo");
+  if (env.FORGEJO_REPOSITORY) return split(env.FORGEJO_REPOSITORY, "FORGEJO_REPOSITORY");
+  if (env.FORGEJO_REPO?.includes("/")) {
+    const r = split(env.FORGEJO_REPO, "FORGEJO_REPO");
+    if (env.FORGEJO_OWNER && env.FORGEJO_OWNER !== r.owner)
+      throw new ConfigError(`FORGEJO_REPO=${env.FORGEJO_REPO} names owner "${r.owner}" but FORGEJO_OWNER=${env.FORGEJO_OWNER}: unset one of them`);
+    return r;
   }
-  if (env.FORGEJO_OWNER && env.FORGEJO_REPO) return { owner: env.FORGEJO_OWNER, repo: env.FORGEJO_REPO };
-  throw new ConfigError("no repository: set FORGEJO_REPOSITORY=owner/repo (or FORGEJO_OWNER and FORGEJO_REPO), or pass --repo owner/repo");
+  if (env.FORGEJO_OWNER && env.FORGEJO_REPO) return { owner: env.FORGEJO_OWNER, repo: env.FORGEJO_REPO, source: `FORGEJO_OWNER=${env.FORGEJO_OWNER} and FORGEJO_REPO=${env.FORGEJO_REPO}` };
+  if (env.FORGEJO_REPO) throw new ConfigError(`FORGEJO_REPO=${env.FORGEJO_REPO} has no owner: set FORGEJO_REPO=owner/${env.FORGEJO_REPO} (or FORGEJO_OWNER too)`);
+  throw new ConfigError("no repository: set FORGEJO_REPO=owner/repo (or FORGEJO_REPOSITORY=owner/repo, or FORGEJO_OWNER and FORGEJO_REPO), or pass --repo owner/repo");
 }

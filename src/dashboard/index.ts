@@ -1,5 +1,5 @@
 export { DASHBOARD_START, DASHBOARD_END, RESUME_INDEX_OPEN, RESUME_INDEX_CLOSE } from "./markers.ts";
-export { renderDashboard } from "./render-dashboard.ts";
+export { renderDashboard, DEFAULT_DOCS_URL } from "./render-dashboard.ts";
 export type { RenderDashboardOptions } from "./render-dashboard.ts";
 export { spliceDashboard } from "./splice-dashboard.ts";
 export { dashboardChanged } from "./dashboard-changed.ts";
@@ -10,3 +10,10 @@ export { ResumeIndexSchema, ResumeIndexEntrySchema, MAX_RESUME_INDEX_ENTRIES, bu
 export type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";
 export { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 export { formatAge } from "./format-age.ts";
+export { buildDashboardModel } from "./dashboard-model.ts";
+export type { DashboardModel, DashboardModelOptions, DashboardRow, AttentionReason } from "./dashboard-model.ts";
+export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands } from "./control-checkbox.ts";
+export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";
+export { renderGantt } from "./render-gantt.ts";
+export { renderStatusText } from "./render-status-text.ts";
+export type { StatusTextOptions } from "./render-status-text.ts";

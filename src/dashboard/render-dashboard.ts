@@ -1,31 +1,45 @@
-import { BUILTIN_PHASE_MAPS, resumePointFor } from "../protocol/index.ts";
+import type { LivenessOptions, LivenessState, ProjectionSnapshot } from "../projection/index.ts";
+import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
-import { liveness } from "../projection/index.ts";
-import type { AgentEntry, Anomaly, LivenessOptions, LivenessState, ProjectionSnapshot } from "../projection/index.ts";
+import { formatControlCheckbox } from "./control-checkbox.ts";
+import { buildDashboardModel } from "./dashboard-model.ts";
+import type { AttentionReason, DashboardRow } from "./dashboard-model.ts";
 import { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
+import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
 import type { ResumeIndexSigning } from "./resume-index.ts";
+import { formatDuration } from "../util/format-duration.ts";
 
 export interface RenderDashboardOptions {
   /** Phase map per agent name, for the "→ resume point" column. Default: the built-in maps. */
   phaseMaps?: Readonly<Record<string, Readonly<PhaseMap>>>;
   /** Liveness thresholds (see `liveness`). */
   liveness?: Partial<LivenessOptions>;
-  /** How many anomalies to list, newest first. Default 10. */
+  /** How many anomalies to list, newest first (trusted writers' first). Default 10. */
   maxAnomalies?: number;
+  /** Most agent rows (needs-attention first, then "and N more"). Default 50. */
+  maxRows?: number;
   /** Heading text. Default "checkpost dashboard". */
   title?: string;
+  /** Where the header's docs link points. Default: checkpost's docs/dashboard.md on npm's package page. */
+  docsUrl?: string;
+  /** The bot's base URL, for the "How to resume" line's API path. */
+  apiUrl?: string;
+  /** Render control checkboxes (pause, release, hide, rewind). Default true. */
+  controls?: boolean;
   /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
   resumeIndexSigning?: ResumeIndexSigning;
 }
 
+export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
+
 const LIVENESS_LABEL: Record<LivenessState, string> = { active: "🟢 Active", stale: "🟡 Stale", silent: "🔴 Silent" };
 
-/** "2026-11-29 10:00:00 UTC": whole seconds, no locale. */
+/** "2026-11-29 10:00 UTC": to the minute, no locale. */
 function utc(d: Date): string {
-  return `${d.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 function link(text: string, url: string | undefined): string {
@@ -37,49 +51,142 @@ function ageSince(iso: string, now: Date): string {
   return formatAge(now.getTime() - Date.parse(iso));
 }
 
-function row(e: AgentEntry, now: Date, opts: RenderDashboardOptions): string {
-  const maps = opts.phaseMaps ?? BUILTIN_PHASE_MAPS;
-  const map = Object.hasOwn(maps, e.agent) ? maps[e.agent] : undefined;
-  const l = e.latest;
-  const phase = !l ? "— (fresh start)" : map ? `${escapeMarkdown(l.phase)} → ${escapeMarkdown(resumePointFor(l.phase, map))}` : escapeMarkdown(l.phase);
-  const extra = l ? [l.seq !== undefined ? `seq ${l.seq}` : "", l.epoch ? `epoch ${l.epoch}` : ""].filter(Boolean) : [];
-  const last = l ? [link(ageSince(l.createdAt, now), l.htmlUrl), ...extra].join(" · ") : "—";
-  const h = e.health;
-  const health = h ? link(`${escapeMarkdown(h.status, 24)} · ${ageSince(h.createdAt, now)}`, h.htmlUrl) : "—";
-  const live = LIVENESS_LABEL[liveness(e, now, opts.liveness).state];
-  return `| ${escapeMarkdown(e.agent)} | ${escapeMarkdown(e.session)} | ${phase} | ${last} | ${health} | ${live} |`;
+function phaseCell(r: DashboardRow): string {
+  const l = r.entry.latest;
+  if (!l) return "— (fresh start)";
+  return r.resumePoint !== null ? `${escapeMarkdown(l.phase)} → ${escapeMarkdown(r.resumePoint)}` : escapeMarkdown(l.phase);
 }
 
-function anomalyLine(a: Anomaly): string {
-  const who = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
-  return `- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${who}: ${escapeMarkdown(a.detail, 160)}`;
+function lastCell(r: DashboardRow, now: Date): string {
+  const l = r.entry.latest;
+  if (!l) return "—";
+  const extra = [l.seq !== undefined ? `seq ${l.seq}` : "", l.epoch ? `epoch ${l.epoch}` : ""].filter(Boolean);
+  return [link(ageSince(l.createdAt, now), l.htmlUrl), ...extra].join(" · ");
+}
+
+function healthCell(r: DashboardRow, now: Date): string {
+  const h = r.entry.health;
+  if (!h) return "—";
+  const flagged = r.reasons.some((x) => x.kind === "health");
+  return link(`${flagged ? "⚠️ " : ""}${escapeMarkdown(h.status, 24)} · ${ageSince(h.createdAt, now)}`, h.htmlUrl);
+}
+
+function livenessCell(r: DashboardRow): string {
+  return r.entry.control?.paused ? `⏸️ Paused (${LIVENESS_LABEL[r.liveness.state]})` : LIVENESS_LABEL[r.liveness.state];
+}
+
+function reasonText(x: AttentionReason, now: Date): string {
+  switch (x.kind) {
+    case "silent":
+    case "stale":
+      return `${x.kind === "silent" ? "🔴 silent" : "🟡 stale"}${x.ageMs === null ? " (never signalled)" : `, last signal ${formatAge(x.ageMs)}`}`;
+    case "paused":
+      return `⏸️ paused${x.by ? ` by ${escapeMarkdown(x.by, 40)}` : ""} ${ageSince(x.at, now)}`;
+    case "health":
+      return `⚠️ health "${escapeMarkdown(x.status, 24)}"`;
+    case "anomaly":
+      return `⚠️ ${link(`${x.anomaly.kind} (comment ${x.anomaly.commentId})`, x.anomaly.htmlUrl)}`;
+  }
+}
+
+function who(r: DashboardRow): string {
+  return `${escapeMarkdown(r.entry.agent)} / ${escapeMarkdown(r.entry.session)}`;
+}
+
+/** The per-agent `<details>`: controls and the last few checkpoints (time-travel targets). */
+function details(r: DashboardRow, now: Date, controls: boolean): string[] {
+  const e = r.entry;
+  const base = { agent: e.agent, session: e.session };
+  const out = ["<details>", `<summary>${who(r)}: controls and recent checkpoints</summary>`, ""];
+  if (controls) {
+    out.push(formatControlCheckbox({ ...base, action: "pause", checked: e.control?.paused != null }, "Pause (untick to resume)"));
+    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over (fences the current worker)"));
+    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row until the agent signals again"));
+  }
+  const recent = e.recent ?? [];
+  if (recent.length) {
+    out.push("", "Recent checkpoints, newest first:", "");
+    recent.forEach((cp, i) => {
+      const label = `${link(`${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`, cp.htmlUrl)}${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
+      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${label}`));
+      else out.push(`- ${label}${i === 0 ? " (current)" : ""}`);
+    });
+  }
+  out.push("", "</details>");
+  return out;
 }
 
 /**
- * The whole dashboard section, markers included: a heading, the "_Updated …_"
- * line, a table of agent sessions (sorted by agent, then session), the most
- * recent anomalies and the resume index. Deterministic for a given
- * (snapshot, now, opts); every value from comments is escaped.
+ * The whole dashboard section, markers included. Sections, in order: a short
+ * header with a docs link; "Needs attention" (silent/stale agents, recent
+ * trusted anomalies, unhealthy and paused agents); agents grouped by session
+ * with one `<details>` each (controls, recent checkpoints); a legend; how to
+ * resume; a Mermaid Gantt of the last 24 h; recent anomalies; the hidden
+ * resume index. At most `maxRows` agent rows, then "and N more", so the size
+ * is bounded (docs/dashboard.md). Deterministic for (snapshot, now, opts);
+ * every value from comments is escaped; ages are ignored by `dashboardChanged`
+ * and the "Updated" line is written once, so time alone does not cause writes.
  *
  * @example spliceDashboard(issue.body, renderDashboard(projection.snapshot(), new Date()))
  */
 export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: RenderDashboardOptions = {}): string {
-  const entries = snapshot.entries;
-  // Newest first, trusted authors' anomalies before the per-author lines of untrusted ones,
-  // so a flood of untrusted comments cannot push a real anomaly out of the list.
-  const newest = [...snapshot.anomalies].reverse();
-  const anomalies = [...newest.filter((a) => a.kind !== "untrusted-author"), ...newest.filter((a) => a.kind === "untrusted-author")].slice(0, Math.max(0, opts.maxAnomalies ?? 10));
-  const lines = [DASHBOARD_START, `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`, "", `${UPDATED_LINE_PREFIX}${utc(now)}_`, ""];
-  const n = snapshot.anomalies.length;
-  lines.push(`${entries.length} agent session${entries.length === 1 ? "" : "s"} · ${n} anomal${n === 1 ? "y" : "ies"}`, "");
-  if (entries.length === 0) lines.push("_No checkpoints or health signals yet._");
+  const m = buildDashboardModel(snapshot, now, opts);
+  const controls = opts.controls ?? true;
+  const docs = safeUrl(opts.docsUrl ?? DEFAULT_DOCS_URL);
+  const lines = [
+    DASHBOARD_START,
+    `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`,
+    "",
+    `This issue is where agents save checkpoints and resume after a crash. The bot keeps this section up to date (write outside it)${docs ? `; [what each part means](${docs})` : ""}. Tick a box below or comment \`/checkpost pause|resume|rewind|release|hide <agent> <session>\` to act (repository writers only).`,
+    "",
+    `${UPDATED_LINE_PREFIX}${utc(now)}; ages are as of then_`,
+    "",
+  ];
+  const n = m.anomalyCount;
+  const summary = [`${m.total} agent session${m.total === 1 ? "" : "s"}`, `${m.attention.length + m.omittedAttention} need${m.attention.length + m.omittedAttention === 1 ? "s" : ""} attention`, `${n} anomal${n === 1 ? "y" : "ies"}`];
+  if (m.hidden) summary.push(`${m.hidden} hidden`);
+  if (m.untrustedOnly) summary.push(`${m.untrustedOnly} with untrusted comments only (not shown)`);
+  lines.push(summary.join(" · "), "");
+
+  lines.push("#### Needs attention", "");
+  if (m.attention.length === 0) lines.push("_Nothing: every agent is signalling and no trusted writer caused an anomaly recently._");
   else {
-    lines.push("| Agent | Session | Phase → resume point | Last checkpoint | Health | Liveness |", "| --- | --- | --- | --- | --- | --- |");
-    for (const e of entries) lines.push(row(e, now, opts));
+    lines.push("| Agent / session | Why | Phase → resume point | Last checkpoint |", "| --- | --- | --- | --- |");
+    for (const r of m.attention) lines.push(`| ${who(r)} | ${r.reasons.map((x) => reasonText(x, now)).join("; ")} | ${phaseCell(r)} | ${lastCell(r, now)} |`);
+    if (m.omittedAttention) lines.push("", `_…and ${m.omittedAttention} more needing attention (\`checkpost status\` lists all)._`);
   }
-  lines.push("", "#### Recent anomalies", "");
-  if (anomalies.length === 0) lines.push("_None._");
-  else for (const a of anomalies) lines.push(anomalyLine(a));
+
+  lines.push("", "#### Agents by session", "");
+  if (m.total === 0) lines.push("_No checkpoints or health signals yet._");
+  for (const g of m.sessions) {
+    lines.push(`##### Session ${escapeMarkdown(g.session)}`, "", "| Agent | Phase → resume point | Last checkpoint | Health | Liveness |", "| --- | --- | --- | --- | --- |");
+    for (const r of g.rows) lines.push(`| ${escapeMarkdown(r.entry.agent)} | ${phaseCell(r)} | ${lastCell(r, now)} | ${healthCell(r, now)} | ${livenessCell(r)} |`);
+    lines.push("");
+    for (const r of g.rows) lines.push(...details(r, now, controls), "");
+  }
+  if (m.omitted) lines.push(`_…and ${m.omitted} more agent session${m.omitted === 1 ? "" : "s"} not shown (\`checkpost status\` or \`/api/agents\` list all)._`, "");
+
+  const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...opts.liveness };
+  const stale = lo.staleAfterMs !== undefined ? formatDuration(lo.staleAfterMs) : `${lo.cadenceFactor} × its usual interval between signals (at least ${formatDuration(lo.minStaleMs)})`;
+  const silent = lo.silentAfterMs !== undefined ? formatDuration(lo.silentAfterMs) : "3 × that";
+  lines.push(
+    `**Legend:** 🟢 Active: a trusted checkpoint or health signal within ${stale} · 🟡 Stale: none for longer · 🔴 Silent: none for ${silent}, or never · ⏸️ Paused: a person paused it · ⚠️ health other than Active, or a recent anomaly. Ages are rounded and refreshed only when something else changes.`,
+    "",
+  );
+  const api = opts.apiUrl ? `\`GET ${opts.apiUrl.replace(/`/g, "")}/api/resume?agent=A&session=S\`` : "`GET /api/resume?agent=A&session=S` on the bot";
+  lines.push(`**How to resume:** \`npx checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (pause, rewind, release).`, "");
+
+  const shownRows = m.sessions.flatMap((g) => g.rows);
+  const gantt = renderGantt(shownRows, now);
+  if (gantt) lines.push("<details>", "<summary>Timeline: phases over the last 24 h</summary>", "", gantt, "", "</details>", "");
+
+  lines.push("#### Recent anomalies", "");
+  if (m.anomalies.length === 0) lines.push("_None._");
+  else
+    for (const a of m.anomalies) {
+      const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
+      lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
+    }
   lines.push("", formatResumeIndex(buildResumeIndex(snapshot), opts.resumeIndexSigning), DASHBOARD_END);
   return lines.join("\n");
 }

@@ -1,7 +1,7 @@
 /** Maps FORGE_ROUTES ids to handlers. */
 import type { RouteHandler } from "./context.ts";
 import { createComment, deleteComment, editComment, getComment, listComments } from "./routes/comments.ts";
-import { getCollaboratorPermission, listCollaborators } from "./routes/collaborators.ts";
+import { getRepoPermissions, listCollaborators } from "./routes/collaborators.ts";
 import { createHook, deleteHook, getHook, listHooks } from "./routes/hooks.ts";
 import { createIssue, editIssue, getIssue, listIssues } from "./routes/issues.ts";
 import { addIssueLabels, createRepoLabel, listIssueLabels, listRepoLabels } from "./routes/labels.ts";
@@ -26,7 +26,7 @@ export const ROUTE_HANDLERS: Readonly<Record<string, RouteHandler>> = {
   "GET /repos/{owner}/{repo}/labels": listRepoLabels,
   "POST /repos/{owner}/{repo}/labels": createRepoLabel,
   "GET /repos/{owner}/{repo}/collaborators": listCollaborators,
-  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": getCollaboratorPermission,
+  "GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission": getRepoPermissions,
   "GET /repos/{owner}/{repo}/hooks": listHooks,
   "POST /repos/{owner}/{repo}/hooks": createHook,
   "GET /repos/{owner}/{repo}/hooks/{id}": getHook,

@@ -119,7 +119,12 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? "GET").toUpperCase();
-    const url = new URL(req.url ?? "/", forge.baseUrl);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", forge.baseUrl);
+    } catch {
+      return badRequest(res); // a request-target no URL parser accepts
+    }
     const responded = new Promise<void>((resolve) => {
       res.on("finish", resolve);
       res.on("close", resolve);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ForgejoClient } from "./forgejo-client.ts";
-import { CollaboratorPermissionSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
-import type { ForgejoCollaboratorPermission, ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
+import { CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
 
 /** owner/repo of the repository holding the session issue. */
 export interface RepoRef {
@@ -138,16 +138,16 @@ export class ForgejoApi {
   }
 
   /**
-   * One user's access mode on the repository. Forgejo answers 403 unless the token's user is a site admin,
-   * the repository's admin, or asks about themselves; 404 for an unknown user.
+   * GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission: the user's access mode to the
+   * repository ("owner", "admin", "write", "read" or "none"). Forgejo answers 403 unless the token's
+   * user is a site admin, a repo admin, or the user asked about; 404 for an unknown user.
    */
-  async collaboratorPermission(r: RepoRef, login: string): Promise<ForgejoCollaboratorPermission> {
-    return (
-      await this.client.call("GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission", {
-        params: { ...r, collaborator: login },
-        schema: CollaboratorPermissionSchema,
-        what: `${login}'s permission on ${r.owner}/${r.repo}`,
-      })
-    ).data;
+  async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
+    const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission", {
+      params: { ...r, collaborator: user },
+      schema: RepoPermissionSchema,
+      what: `${user}'s permission on ${repoName(r)}`,
+    });
+    return res.data.permission;
   }
 }

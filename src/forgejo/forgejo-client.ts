@@ -73,7 +73,8 @@ export class ForgejoClient {
     // any message: the client works on the URL without it.
     const url = stripUserinfo(options.url);
     if (url !== options.url) options.logger?.warn({ url: redactUrl(options.url) }, "FORGEJO_URL carries user:password@; it is ignored (FORGEJO_TOKEN authenticates)");
-    this.apiUrl = `${url.replace(/\/+$/, "")}/api/v1`;
+    // A URL given with /api/v1 already (a common slip) is the same instance: never /api/v1/api/v1.
+    this.apiUrl = `${url.replace(/\/+$/, "").replace(/\/api\/v1$/, "")}/api/v1`;
     this.opts = {
       url,
       logger: options.logger,

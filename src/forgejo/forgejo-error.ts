@@ -23,7 +23,7 @@ export function forgejoError(status: number, body: unknown, target: RequestTarge
       message = `Forgejo refused ${target.method} on ${what} (403): the token lacks the write:issue (or read:issue) scope, or the repository is archived or the issue locked.${said}`;
       break;
     case 404:
-      message = `Not found (404): ${what} does not exist, or the token's user cannot see it. Check FORGEJO_OWNER/FORGEJO_REPO and the issue number.${said}`;
+      message = `Not found (404): ${what} does not exist, or the token's user cannot see it. Check the repository (owner/name) and the issue number you configured.${said}`;
       break;
     case 409:
     case 422:

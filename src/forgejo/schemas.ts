@@ -61,9 +61,9 @@ export const RepoSchema = z.looseObject({
 });
 export type ForgejoRepo = z.infer<typeof RepoSchema>;
 
-/** GET …/collaborators/{c}/permission: the access mode ("none", "read", "write", "admin", "owner"). */
-export const CollaboratorPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
-export type ForgejoCollaboratorPermission = z.infer<typeof CollaboratorPermissionSchema>;
+/** RepoCollaboratorPermission: `permission` is the access mode's string ("owner", "admin", "write", "read", "none"). */
+export const RepoPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
+export type ForgejoRepoPermission = z.infer<typeof RepoPermissionSchema>;
 
 export const VersionSchema = z.looseObject({ version: z.string() });
 

@@ -4,7 +4,8 @@ import type { AgentEntry, Directive } from "./projection-snapshot.ts";
 export function directiveOf(entry: Pick<AgentEntry, "control"> | null | undefined): Directive | null {
   const c = entry?.control;
   if (!c) return null;
-  if (c.paused) return { ...c.paused, kind: "pause" };
+  // A pause over a pending rewind/release still carries that fence's epoch: resume above it.
+  if (c.paused) return { ...c.paused, kind: "pause", ...(c.pending?.epoch !== undefined ? { epoch: c.pending.epoch } : {}) };
   if (c.pending) return { ...c.pending, kind: c.pending.action === "rewind" ? "rewind" : "release" };
   return null;
 }

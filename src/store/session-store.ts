@@ -135,7 +135,7 @@ export class SessionStore {
     const body = formatCheckpoint({ ...cp, data: input.data, timestamp: cp.timestamp as string });
     this.checkSize(body, input.data);
     const issue = await this.issueNumber();
-    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, this.policy()) : null;
+    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, () => this.policy()) : null;
     check?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
     const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
@@ -151,6 +151,8 @@ export class SessionStore {
   /** Post a `[HEALTH]` signal (retried; a duplicate health signal is harmless). */
   async health(input: { agent: string; session: string; metrics: JsonObject; status?: string; nextCheck?: string }) {
     const body = formatHealth({ ...input, timestamp: pythonUtcIsoformat(this.o.now()) });
+    // The same cap as checkpoints: readers reject larger comments, so posting one only loses it.
+    this.checkSize(body, input.metrics, "health signal");
     const issue = await this.issueNumber();
     const comment = await this.o.api.createComment(this.repo, issue, body);
     return { comment_id: comment.id, issue, html_url: comment.html_url };
@@ -219,7 +221,7 @@ export class SessionStore {
     return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}) };
   }
 
-  private checkSize(body: string, data: JsonObject): void {
+  private checkSize(body: string, data: JsonObject, kind: "checkpoint" | "health signal" = "checkpoint"): void {
     const bytes = Buffer.byteLength(body, "utf8");
     if (bytes <= this.o.maxCheckpointBytes) return;
     const largest = Object.entries(data)
@@ -227,6 +229,6 @@ export class SessionStore {
       .sort((a, b) => b[1] - a[1])
       .slice(0, 3)
       .map(([k]) => k);
-    throw new CheckpointTooLargeError(bytes, this.o.maxCheckpointBytes, largest);
+    throw new CheckpointTooLargeError(bytes, this.o.maxCheckpointBytes, largest, kind);
   }
 }

@@ -40,7 +40,8 @@ describe("bot end to end on the embedded Forgejo", () => {
     let body = await issueBody();
     expect(body.startsWith("Notes from a person.\n")).toBe(true);
     expect(body).toContain(DASHBOARD_START);
-    expect(body).toMatch(/\| implementation-worker \| s1 \| subtask_1_complete → phase_2_continue \|/);
+    expect(body).toContain("##### Session s1");
+    expect(body).toMatch(/\| implementation-worker \| subtask_1_complete → phase_2_continue \|/);
 
     await post(cp("commit_complete", { commit_sha: "abc" }));
     await post(formatHealth({ agent: "implementation-worker", session: "s1", timestamp: pythonUtcIsoformat(new Date()), metrics: { subtasks: 2 } }));

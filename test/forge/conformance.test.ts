@@ -4,6 +4,7 @@
  * (b) the status is declared for the operation (or is one of the documented middleware exceptions below),
  * (c) the body validates against the declared schema (additionalProperties closed to catch invented keys).
  */
+import type { ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORGE_ROUTES } from "../../src/forge/index.ts";
 import { api, asArray, asRecord, seededForge, type Reply, type Seeded } from "./helpers.ts";
@@ -47,7 +48,7 @@ async function call(
   hitRoutes.add(`${method} ${template}`);
   checkedStatuses.push(`${method} ${template} ${reply.status}`);
   const responses = op!.responses as Record<string, unknown>;
-  let validate;
+  let validate: ValidateFunction | null;
   if (responses[String(reply.status)] !== undefined) validate = responseValidator(op!, reply.status);
   else {
     const named = MIDDLEWARE_EXCEPTIONS[reply.status];

@@ -44,7 +44,7 @@ export async function api(
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(forge.apiUrl + path, { method, headers, body });
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown ;
   if (text.length > 0 && (res.headers.get("content-type") ?? "").includes("json")) json = JSON.parse(text);
   return { status: res.status, headers: res.headers, text, json };
 }

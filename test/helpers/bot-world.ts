@@ -8,6 +8,7 @@ import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
 import { Writable } from "node:stream";
+import type { Logger } from "pino";
 
 export const SECRET = "test-webhook-secret-123";
 /** The bot API's bearer token in tests (CHECKPOST_API_TOKEN). */
@@ -16,6 +17,9 @@ export const API_TOKEN = "test-api-token-0123456789abcdef";
 export interface BotWorld {
   forge: ForgeServer;
   bot: Bot;
+  /** The config the bot was started with (to start another on the same forge). */
+  config: BotConfig;
+  logger: Logger;
   repo: { owner: string; repo: string };
   issue: number;
   botToken: string;
@@ -33,7 +37,7 @@ export interface BotWorld {
 }
 
 /** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean } = {}): Promise<BotWorld> {
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
@@ -43,7 +47,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   a.createRepo("agent", "work");
   a.addCollaborator("agent", "work", "checkpost-bot", "write");
   a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
-  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL] }).number;
+  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL], ...(opts.issueAuthor ? { author: opts.issueAuthor } : {}) }).number;
   let offset = 0;
   const logs: string[] = [];
   const logger = createLogger({
@@ -81,6 +85,8 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   return {
     forge,
     bot,
+    config,
+    logger,
     repo: { owner: "agent", repo: "work" },
     issue,
     botToken,

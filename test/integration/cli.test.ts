@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,7 +60,24 @@ describe("checkpost CLI", () => {
     expect(t.err.join("")).toMatch(/--data must be a JSON object/);
     const u = io();
     expect(await runCli(["save", "--agent", "a"], u.cli)).toBe(2);
-    expect(u.err.join("")).toMatch(/required option/);
+    expect(u.err.join("")).toContain("missing flags --session, --phase");
+  });
+
+  it("names every missing flag in one message, and an unknown option as unknown", async () => {
+    const t = io();
+    expect(await runCli(["save"], t.cli)).toBe(2);
+    expect(t.err.join("")).toContain("save: missing flags --agent, --session, --phase");
+    const u = io();
+    expect(await runCli(["save", "--agnet", "a", "--session", "s", "--phase", "p"], u.cli)).toBe(2);
+    expect(u.err.join("")).toContain("unknown option '--agnet'");
+    expect(u.err.join("")).not.toContain("missing");
+  });
+
+  it("--version prints the package's version", async () => {
+    const t = io();
+    expect(await runCli(["--version"], t.cli)).toBe(0);
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(t.out.join("").trim()).toBe(version);
   });
 
   it("exits 1 with the fix and no stack trace when configuration is missing", async () => {
@@ -104,7 +121,17 @@ describe("checkpost CLI", () => {
 
     const st = io(env);
     expect(await runCli(["status"], st.cli)).toBe(0);
-    expect(st.out.join("\n")).toMatch(/implementation-worker\s+s1\s+commit_complete/);
+    const text = st.out.join("\n");
+    expect(text).toMatch(/SESSION s1\n.*AGENT\s+PHASE → RESUME POINT\s+LAST CHECKPOINT\s+HEALTH\s+LIVENESS\n\s+implementation-worker\s+commit_complete → phase_4_pr\s+just now\s+-\s+active/);
+    expect(text.indexOf("NEEDS ATTENTION")).toBeLessThan(text.indexOf("SESSION s1"));
+    expect(text).not.toMatch(/\u001b\[/); // no colours when stdout is not a terminal
+
+    const watched = io(env);
+    expect(await runCli(["status", "--watch", "0.01", "--times", "2"], watched.cli)).toBe(0);
+    expect(watched.out.filter((t) => t.startsWith("checkpost status"))).toHaveLength(2);
+    const js = io(env);
+    expect(await runCli(["status", "--json"], js.cli)).toBe(0);
+    expect(js.json()).toMatchObject({ v: 1, entries: [{ agent: "implementation-worker", session: "s1" }] });
   });
 
   it("caches the issue number so the next save is one POST (and, read beside it, the issue for directives)", async () => {
@@ -113,7 +140,11 @@ describe("checkpost CLI", () => {
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], io(env).cli);
     world.forge.admin.resetStats();
     await runCli(["save", "--agent", "a", "--session", "s", "--phase", "q", "--data", "{}"], io(env).cli);
-    expect(world.forge.admin.stats().totalRequests).toBe(2);
+    // One POST and no issue lookup; the directive check's reads (the issue, and GET /user for the
+    // trust policy, which may still be in flight when save returns) run beside it.
+    const requests = world.forge.admin.stats().requests;
+    expect(requests["POST /repos/{owner}/{repo}/issues/{index}/comments"]).toBe(1);
+    expect(requests["GET /repos/{owner}/{repo}/issues"]).toBeUndefined();
   });
 
   it("resume takes a custom phase map from a JSON file", async () => {
@@ -147,5 +178,71 @@ describe("checkpost CLI", () => {
     const t = io(envFor(world));
     expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], t.cli)).toBe(1);
     expect(t.err.join("")).toMatch(/WEBHOOK_SECRET must be set/);
+  });
+
+  it("takes FORGEJO_REPO=owner/name and a FORGEJO_URL ending in /api/v1", async () => {
+    world = await forgeWorld();
+    const t = io({ ...envFor(world), FORGEJO_REPOSITORY: undefined, FORGEJO_REPO: "agent/work", FORGEJO_URL: `${world.forge.url}/api/v1` });
+    expect(await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], t.cli)).toBe(0);
+    expect(t.json()).toMatchObject({ issue: world.issue });
+  });
+
+  it("a 404 names the variable the repository came from", async () => {
+    world = await forgeWorld();
+    const t = io({ ...envFor(world), FORGEJO_REPOSITORY: undefined, FORGEJO_REPO: "agent/nothing-here" });
+    expect(await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data", "{}"], t.cli)).toBe(1);
+    expect(t.err.join("")).toContain("repository from FORGEJO_REPO=agent/nothing-here");
+    expect(t.err.join("")).not.toContain("FORGEJO_OWNER");
+  });
+
+  it("after resume, a plain save continues the fence and is the one resumed; a lower --epoch is refused", async () => {
+    world = await forgeWorld();
+    const env = envFor(world);
+    await runCli(["save", "--agent", "w", "--session", "s", "--phase", "one", "--data", '{"n":1}'], io(env).cli);
+    const r = io(env);
+    expect(await runCli(["resume", "--agent", "w", "--session", "s", "--take-over"], r.cli)).toBe(0);
+    const took = r.json() as { epoch: number; next_seq: number };
+    expect(took.epoch).toBeGreaterThan(0);
+    const s = io(env);
+    expect(await runCli(["save", "--agent", "w", "--session", "s", "--phase", "two", "--data", '{"n":2}'], s.cli)).toBe(0);
+    expect(s.json()).toMatchObject({ epoch: took.epoch, seq: took.next_seq });
+    const again = io(env);
+    await runCli(["resume", "--agent", "w", "--session", "s"], again.cli);
+    expect(again.json()).toMatchObject({ phase: "two", state: { n: 2 } });
+    const z = io(env);
+    expect(await runCli(["save", "--agent", "w", "--session", "s", "--phase", "three", "--data", "{}", "--epoch", "0"], z.cli)).toBe(2);
+    expect(z.err.join("")).toMatch(/--epoch 0 is below epoch \d+.*Pass --epoch \d+ --seq \d+/);
+  });
+
+  it("an agent without a phase map resumes at its own phase (mapped: false); save warns on a phase its map lacks", async () => {
+    world = await forgeWorld();
+    const env = envFor(world);
+    await runCli(["save", "--agent", "review-worker", "--session", "s", "--phase", "review_started", "--data", "{}"], io(env).cli);
+    const r = io(env);
+    await runCli(["resume", "--agent", "review-worker", "--session", "s"], r.cli);
+    expect(r.json()).toMatchObject({ resume_point: "review_started", phase: "review_started", mapped: false });
+    const w = io(env);
+    expect(await runCli(["save", "--agent", "implementation-worker", "--session", "s", "--phase", "made_up", "--data", "{}"], w.cli)).toBe(0);
+    expect(w.err.join("")).toMatch(/phase "made_up" is not in implementation-worker's phase map/);
+    const dir = mkdtempSync(join(tmpdir(), "maps-"));
+    writeFileSync(join(dir, "maps.json"), JSON.stringify({ "review-worker": { review_started: "review" } }));
+    const m = io({ ...env, CHECKPOST_PHASE_MAPS: join(dir, "maps.json") });
+    await runCli(["resume", "--agent", "review-worker", "--session", "s"], m.cli);
+    expect(m.json()).toMatchObject({ resume_point: "review", mapped: true });
+    const proto = io(env);
+    expect(await runCli(["resume", "--agent", "a", "--session", "s", "--map", "__proto__"], proto.cli)).toBe(2);
+  });
+
+  it("--data-file - reads stdin; health is capped like save", async () => {
+    world = await forgeWorld();
+    const env = envFor(world, { CHECKPOST_MAX_CHECKPOINT_BYTES: "2000" });
+    const t = io(env, '{"from":"stdin"}');
+    expect(await runCli(["save", "--agent", "a", "--session", "s", "--phase", "p", "--data-file", "-"], t.cli)).toBe(0);
+    expect(t.json()).toMatchObject({ data: { from: "stdin" } });
+    world.forge.admin.resetStats();
+    const h = io(env);
+    expect(await runCli(["health", "--agent", "a", "--session", "s", "--metrics", JSON.stringify({ big: "x".repeat(5000) })], h.cli)).toBe(1);
+    expect(h.err.join("")).toMatch(/health signal body is \d+ bytes, over the 2000-byte cap/);
+    expect(world.forge.admin.stats().totalRequests).toBe(0);
   });
 });

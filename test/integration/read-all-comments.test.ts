@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { readAllComments } from "../../src/store/index.ts";
-import { ForgejoApi } from "../../src/forgejo/index.ts";
+import type { ForgejoApi } from "../../src/forgejo/index.ts";
 
 let world: ForgeWorld;
 afterEach(async () => world?.close());

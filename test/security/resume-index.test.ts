@@ -140,7 +140,7 @@ describe("a forged resume index never yields a forged answer", () => {
     const pause = await s.world.api().createComment(s.repo, other, formatControl({ agent: AGENT, session: "s1", timestamp: "2026-11-29T10:00:00Z", action: "pause", by: "alice" }));
     await s.forge((ix) => Object.assign(ix.entries[0] as object, { controls: [pause.id], directive: { kind: "pause", commentId: pause.id } }));
     const policy = { trustedAuthors: new Set(["agent"]) };
-    expect((await readDirective(s.world.api(), s.repo, s.world.issue, AGENT, "s1", policy)).directive).toBeNull();
+    expect((await readDirective(s.world.api(), s.repo, s.world.issue, AGENT, "s1", () => policy)).directive).toBeNull();
     expect(await s.resume()).toMatchObject({ phase: "clone_complete", directive: null, via: "full" });
   });
 

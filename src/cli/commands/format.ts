@@ -16,7 +16,7 @@ export interface FormatCheckpointOptions {
 
 /** `checkpost format checkpoint`: print a body in the seed's format. */
 export async function formatCheckpointCommand(io: CliIo, o: FormatCheckpointOptions): Promise<void> {
-  const data = jsonObjectArg("--data", o.data, o.dataFile, io.cwd);
+  const data = await jsonObjectArg("--data", o.data, o.dataFile, io);
   io.out(
     formatCheckpoint({
       agent: o.agent,
@@ -42,6 +42,6 @@ export interface FormatHealthOptions {
 
 /** `checkpost format health`: print a health body in the seed's format. */
 export async function formatHealthCommand(io: CliIo, o: FormatHealthOptions): Promise<void> {
-  const metrics = jsonObjectArg("--metrics", o.metrics, o.metricsFile, io.cwd);
+  const metrics = await jsonObjectArg("--metrics", o.metrics, o.metricsFile, io);
   io.out(formatHealth({ agent: o.agent, session: o.session, metrics, timestamp: o.time ?? pythonUtcIsoformat(new Date()), ...(o.status ? { status: o.status } : {}) }));
 }

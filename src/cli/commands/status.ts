@@ -1,22 +1,42 @@
-import type { AgentEntry } from "../../projection/index.ts";
-import { formatDuration as formatAge } from "../../util/format-duration.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { buildDashboardModel, renderStatusText } from "../../dashboard/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
+import { usage } from "../parse-json-arg.ts";
 
-function row(e: AgentEntry, now: number): string[] {
-  const age = (iso: string | null | undefined) => (iso ? formatAge(now - Date.parse(iso)) : "-");
-  return [e.agent, e.session, e.latest?.phase ?? "-", age(e.latest?.createdAt), e.health ? `${e.health.status} (${age(e.health.createdAt)})` : "-"];
+export interface StatusOptions extends RepoFlags {
+  json?: boolean;
+  /** Refresh every N seconds (true: 10). */
+  watch?: boolean | string;
+  /** With --watch: stop after this many refreshes. */
+  times?: string;
 }
 
-/** `checkpost status`: agents × sessions with phase, checkpoint age and last health; --json for machines. */
-export async function status(io: CliIo, o: RepoFlags & { json?: boolean }): Promise<void> {
+/**
+ * `checkpost status`: the dashboard's sections for a person (needs attention
+ * first, agents by session with liveness, anomalies, legend), coloured on a
+ * TTY unless NO_COLOR; `--json` prints the projection snapshot unchanged;
+ * `--watch [s]` redraws every s seconds.
+ */
+export async function status(io: CliIo, o: StatusOptions): Promise<void> {
   const ctx = cliContext(io, o);
-  const snap = await ctx.withStore((s) => s.snapshot());
-  if (o.json) return printJson(io, snap);
-  const now = Date.now();
-  const rows = [["AGENT", "SESSION", "PHASE", "CHECKPOINT AGE", "HEALTH"], ...snap.entries.map((e) => row(e, now))];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  io.out(rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n"));
-  if (snap.anomalies.length) io.out(`\n${snap.anomalies.length} anomal${snap.anomalies.length === 1 ? "y" : "ies"} (see --json)`);
+  if (o.json) return printJson(io, await ctx.withStore((s) => s.snapshot()));
+  const every = o.watch === undefined || o.watch === false ? null : o.watch === true ? 10 : Number(o.watch);
+  if (every !== null && !(every > 0)) throw usage(`--watch ${String(o.watch)}: give the refresh period in seconds, e.g. --watch 5`);
+  const times = o.times === undefined ? Number.POSITIVE_INFINITY : Number(o.times);
+  if (!(times >= 1)) throw usage(`--times ${String(o.times)}: give a positive count`);
+  const color = io.isTTY === true && !io.env.NO_COLOR;
+  for (let i = 0; ; i++) {
+    const { text } = await ctx.withStore(async (s) => {
+      const snap = await s.snapshot();
+      const now = new Date();
+      const issue = await s.issueNumber();
+      return { text: renderStatusText(buildDashboardModel(snap, now, { maxRows: 500 }), now, { color, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
+    });
+    // Clear the screen between refreshes only on a terminal.
+    io.out(every !== null && color ? `\u001b[2J\u001b[H${text}` : text);
+    if (every === null || i + 1 >= times) return;
+    await sleep(every * 1000);
+  }
 }

@@ -1,11 +1,9 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { BUILTIN_PHASE_MAPS, PhaseMapSchema, toParseOutput } from "../../protocol/index.ts";
-import type { PhaseMap } from "../../protocol/index.ts";
+import { toParseOutput } from "../../protocol/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { jsonObjectArg, usage } from "../parse-json-arg.ts";
+import { phaseMapFor } from "../phase-maps.ts";
 
 export interface SaveOptions extends RepoFlags {
   agent: string;
@@ -15,15 +13,35 @@ export interface SaveOptions extends RepoFlags {
   dataFile?: string;
   seq?: number;
   epoch?: number;
+  map?: string;
+  maps?: string;
 }
 
-/** `checkpost save`: post a checkpoint exactly once; prints the comment id, issue and the checkpoint. */
+const writerKey = (ctx: { memoryKey: string }, agent: string, session: string) => `${ctx.memoryKey}|${agent}|${session}`;
+
+/**
+ * `checkpost save`: post a checkpoint exactly once; prints the comment id, issue and the checkpoint.
+ * Without --seq/--epoch it continues the fence `resume` took on this machine; an --epoch below that
+ * fence is refused (the checkpoint would be fenced off as a zombie and never resumed).
+ */
 export async function save(io: CliIo, o: SaveOptions): Promise<void> {
-  const data = jsonObjectArg("--data", o.data, o.dataFile, io.cwd);
+  const data = await jsonObjectArg("--data", o.data, o.dataFile, io);
+  const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
+  if (chosen && !Object.hasOwn(chosen.map, o.phase))
+    io.err(`checkpost: warning: phase "${o.phase}" is not in ${o.agent}'s phase map (${chosen.name}); a resume from this checkpoint starts at "start"`);
   const ctx = cliContext(io, o);
+  const key = writerKey(ctx, o.agent, o.session);
+  const held = ctx.writers.get(key);
+  if (held && o.epoch !== undefined && o.epoch < held.epoch)
+    throw usage(
+      `--epoch ${o.epoch} is below epoch ${held.epoch}, which \`resume\` took over with on this machine: the checkpoint would be fenced off as a zombie and never resumed. Pass --epoch ${held.epoch} --seq ${held.next_seq}, or leave both out to continue the fence.`,
+    );
+  const epoch = o.epoch ?? held?.epoch;
+  const seq = o.seq ?? (o.epoch === undefined || o.epoch === held?.epoch ? held?.next_seq : undefined);
   const saved = await ctx.withStore((s) =>
-    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(o.seq !== undefined ? { seq: o.seq } : {}), ...(o.epoch !== undefined ? { epoch: o.epoch } : {}) }, { checkDirective: true }),
+    s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(seq !== undefined ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}) }, { checkDirective: true }),
   );
+  if (epoch !== undefined) ctx.writers.set(key, { epoch, next_seq: (seq ?? 0) + 1 });
   printJson(io, {
     comment_id: saved.comment_id,
     issue: saved.issue,
@@ -44,7 +62,7 @@ export interface HealthOptions extends RepoFlags {
 
 /** `checkpost health`: post a health signal. */
 export async function health(io: CliIo, o: HealthOptions): Promise<void> {
-  const metrics = jsonObjectArg("--metrics", o.metrics, o.metricsFile, io.cwd);
+  const metrics = await jsonObjectArg("--metrics", o.metrics, o.metricsFile, io);
   const ctx = cliContext(io, o);
   const r = await ctx.withStore((s) => s.health({ agent: o.agent, session: o.session, metrics, ...(o.status ? { status: o.status } : {}) }));
   printJson(io, { ...r, kind: "health", agent: o.agent, session: o.session, status: o.status ?? "Active", metrics });
@@ -59,38 +77,24 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
   printJson(io, { kind: "checkpoint", agent, session, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, html_url: htmlUrl });
 }
 
-/** A phase map by built-in name or from a JSON file ({"phase": "resume_point", …}). */
-export function loadPhaseMap(spec: string | undefined, cwd: string): Readonly<PhaseMap> {
-  const name = spec ?? "implementation-worker";
-  // Own keys only: "__proto__" or "constructor" must not find Object.prototype's members.
-  const builtin = Object.hasOwn(BUILTIN_PHASE_MAPS, name) ? BUILTIN_PHASE_MAPS[name] : undefined;
-  if (builtin) return builtin;
-  let raw: string;
-  try {
-    raw = readFileSync(resolve(cwd, name), "utf8");
-  } catch {
-    throw usage(`--map ${name}: not a built-in map (${Object.keys(BUILTIN_PHASE_MAPS).join(", ")}) and not a readable file`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (e) {
-    throw usage(`--map ${name}: not valid JSON: ${(e as Error).message}`);
-  }
-  const r = PhaseMapSchema.safeParse(value);
-  if (!r.success) throw usage(`--map ${name}: must be a JSON object of phase → resume point strings`);
-  return r.data;
-}
-
-/** `checkpost resume`: where to continue, the phase and the state as saved. */
-export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; takeOver?: boolean }): Promise<void> {
-  const map = loadPhaseMap(o.map, io.cwd);
+/**
+ * `checkpost resume`: where to continue, the phase and the state as saved. Every resume takes over
+ * the agent+session (a new epoch); the epoch and next Seq are remembered on this machine so a plain
+ * `save` continues the fence.
+ */
+export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean }): Promise<void> {
+  const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
   const ctx = cliContext(io, o);
-  const r = await ctx.withStore((s) => s.resume(o.agent, o.session, map, { takeOver: o.takeOver === true }));
+  const r = await ctx.withStore((s) => s.resume(o.agent, o.session, chosen?.map ?? {}, { takeOver: o.takeOver === true }));
+  ctx.writers.set(writerKey(ctx, o.agent, o.session), { epoch: r.epoch, next_seq: r.next_seq });
+  // No map for this agent: it resumes at its own phase, never silently at "start".
+  const resumePoint = chosen || r.checkpoint === null ? r.resume_point : r.phase;
   printJson(io, {
-    resume_point: r.resume_point,
+    resume_point: resumePoint,
     phase: r.phase,
     state: r.state,
+    mapped: chosen !== undefined,
+    ...(chosen ? { map: chosen.name } : {}),
     checkpoint: r.checkpoint,
     next_seq: r.next_seq,
     epoch: r.epoch,

@@ -39,7 +39,7 @@ function permissionString(ctx: Parameters<RouteHandler>[0], repo: RepoRow, user:
  * doer is a site admin, the repo's admin, or asks about themselves; else convert.ToUserAndPermission
  * ({permission, role_name, user}, role_name being the same access-mode string).
  */
-export const getCollaboratorPermission: RouteHandler = (ctx) => {
+export const getRepoPermissions: RouteHandler = (ctx) => {
   const { repo, mode } = loadRepo(ctx);
   const doer = requireToken(ctx);
   const user = ctx.forge.store.userByLogin(ctx.params.collaborator ?? "");

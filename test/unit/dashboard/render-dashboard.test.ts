@@ -30,21 +30,29 @@ const snap = (): ProjectionSnapshot =>
   );
 
 describe("renderDashboard", () => {
-  it("renders a glanceable table, anomalies newest first and the resume index", () => {
+  it("renders header, needs-attention first, sessions, legend, how to resume, anomalies and the resume index", () => {
     const out = renderDashboard(snap(), now);
     const lines = out.split("\n");
     expect(lines[0]).toBe(DASHBOARD_START);
     expect(lines.at(-1)).toBe(DASHBOARD_END);
-    expect(out).toContain("_Updated 2026-11-29 10:10:00 UTC_");
-    expect(out).toContain("2 agent sessions · 1 anomaly");
+    expect(out).toContain("_Updated 2026-11-29 10:10 UTC; ages are as of then_");
+    expect(out).toContain("[what each part means](https://www.npmjs.com/package/checkpost#docs)");
+    expect(out).toContain("2 agent sessions · 1 needs attention · 1 anomaly");
+    const order = ["#### Needs attention", "#### Agents by session", "##### Session s1", "**Legend:**", "**How to resume:**", "#### Recent anomalies"].map((h) => out.indexOf(h));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
     const worker = lines.find((l) => l.startsWith("| implementation"));
     expect(worker).toBe(
-      "| implementation-worker | s1 | commit\\_complete → phase\\_4\\_pr | [3m ago](https://forge.example/o/r/issues/1#issuecomment-2) · seq 2 · epoch 1 | [Active · 1m ago](https://forge.example/o/r/issues/1#issuecomment-3) | 🟢 Active |",
+      "| implementation-worker | commit\\_complete → phase\\_4\\_pr | [3m ago](https://forge.example/o/r/issues/1#issuecomment-2) · seq 2 · epoch 1 | [Active · 1m ago](https://forge.example/o/r/issues/1#issuecomment-3) | 🟢 Active |",
     );
-    const reviewer = lines.find((l) => l.startsWith("| pr-self"));
-    expect(reviewer).toBe("| pr-self-reviewer | s1 | review\\_posted | [9m ago](https://forge.example/o/r/issues/1#issuecomment-5) | — | 🟡 Stale |");
-    expect(lines.indexOf(worker ?? "")).toBeLessThan(lines.indexOf(reviewer ?? ""));
+    const reviewer = lines.find((l) => l.startsWith("| pr-self-reviewer |"));
+    expect(reviewer).toBe("| pr-self-reviewer | review\\_posted | [9m ago](https://forge.example/o/r/issues/1#issuecomment-5) | — | 🟡 Stale |");
+    // The stale reviewer is listed first, under Needs attention, with the reason.
+    const attention = lines.find((l) => l.startsWith("| pr-self-reviewer / s1 |"));
+    expect(attention).toContain("🟡 stale, last signal 9m ago");
+    expect(lines.indexOf(attention ?? "")).toBeLessThan(lines.indexOf(worker ?? ""));
     expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author**: 1 protocol comment by mallory, who is not a trusted author; ignored");
+    expect(out).toContain("`npx checkpost resume --agent A --session S`");
     expect(extractResumeIndex(out)).toEqual({
       v: 1,
       watermark: 6,
@@ -78,6 +86,8 @@ describe("renderDashboard", () => {
     expect(out.split("\n").filter((l) => l.startsWith("- [comment"))).toHaveLength(3);
     expect(out.indexOf("comment 15")).toBeLessThan(out.indexOf("comment 14"));
     expect(out).not.toContain("comment 12]");
+    // An agent+session known only from untrusted comments gets no row.
+    expect(out).not.toContain("| implementation-worker |");
   });
 
   it("escapes names so a | or < cannot break the table or inject HTML, mentions or markers", () => {
@@ -88,11 +98,17 @@ describe("renderDashboard", () => {
       policy,
     );
     const out = renderDashboard(evil, now, { phaseMaps: {} });
-    const row = out.split("\n").find((l) => l.startsWith("| a")) ?? "";
-    expect(row.split(/(?<!\\)\|/)).toHaveLength(8); // 6 cells + the two outer edges
+    const rows = out.split("\n").filter((l) => l.startsWith("| a"));
+    expect(rows).toHaveLength(2); // needs attention (stale) and its session's table
+    expect(rows[0]?.split(/(?<!\\)\|/)).toHaveLength(6); // 4 cells + the two outer edges
+    const row = rows[1] ?? "";
+    expect(row.split(/(?<!\\)\|/)).toHaveLength(7); // 5 cells + the two outer edges
     expect(out).not.toMatch(/<img/);
     expect(row).not.toMatch(/@admin|#1/);
-    expect(row).toContain("&lt;\\!-- checkpost:dashboard:end --&gt;");
+    const heading = out.split("\n").find((l) => l.startsWith("##### Session")) ?? "";
+    expect(heading).toContain("&lt;\\!-- checkpost:dashboard:end --&gt;");
+    expect(heading).not.toMatch(/@admin|#1/);
+    expect(out.split("\n").filter((l) => l.includes(DASHBOARD_END))).toEqual([DASHBOARD_END]);
     expect(findDashboardSections(out)).toEqual([{ start: 0, end: out.length }]);
     expect(extractResumeIndex(out)?.entries[0]?.session).toBe(`@admin #1 ${DASHBOARD_END}`);
   });

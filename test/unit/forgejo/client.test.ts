@@ -77,7 +77,7 @@ describe("ForgejoClient", () => {
     const err = await a.getIssue(repo, 9).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ForgejoApiError);
     expect((err as ForgejoApiError).status).toBe(404);
-    expect((err as Error).message).toMatch(/issue #9 of acme\/widgets does not exist.*FORGEJO_OWNER/);
+    expect((err as Error).message).toMatch(/issue #9 of acme\/widgets does not exist.*Check the repository/);
     expect(client.requestCount).toBe(1);
   });
 

@@ -1,0 +1,153 @@
+import type { Logger } from "pino";
+import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import { ForgejoApiError } from "../errors.ts";
+import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
+import type { ControlAction, ControlInput } from "../protocol/index.ts";
+import { checkboxCommands, escapeMarkdown } from "../dashboard/index.ts";
+import type { Projection } from "../projection/index.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import { parseSlashCommands } from "./slash-commands.ts";
+
+export interface ControlDeskOptions {
+  api: ForgejoApi;
+  repo: RepoRef;
+  issue: number;
+  projection: Projection;
+  selfLogin: string;
+  signingKey?: string;
+  logger: Pick<Logger, "info" | "warn">;
+  metrics: Pick<BotMetrics, "controls">;
+  now: () => Date;
+  /** Fold the bot's own new comment at once (the webhook for it may come later or never). */
+  applyOwn: (c: ForgejoComment) => void;
+  /** Rewrite the dashboard now (reverts a refused tick). */
+  refreshDashboard: () => Promise<void>;
+}
+
+export type CommandResult = "accepted" | "refused" | "invalid";
+
+interface Command {
+  action: ControlAction;
+  agent: string;
+  session: string;
+  target?: string | number;
+}
+
+/** Access modes that may command: Forgejo's "write" and above. */
+const WRITERS = new Set(["write", "admin", "owner"]);
+
+/**
+ * People's commands → `[CONTROL]` comments. Each command is authorized with
+ * Forgejo's collaborator permission API (write access or more), checked
+ * against the projection (the agent+session must have a row; a rewind target
+ * must be one of its recent trusted checkpoints), then recorded as one
+ * `[CONTROL]` comment by the bot (signed when a key is set). Refusals get a
+ * short reply and are counted; nothing a refused person wrote is repeated
+ * unescaped.
+ */
+export class ControlDesk {
+  private readonly refusedReplies = new Map<string, number>();
+
+  constructor(private readonly o: ControlDeskOptions) {}
+
+  /** A new comment by someone other than the bot: act on its `/checkpost` lines. */
+  async onComment(comment: { id: number; body: string; author: string }): Promise<CommandResult[]> {
+    const parsed = parseSlashCommands(comment.body);
+    if (!parsed.length) return [];
+    const results: CommandResult[] = [];
+    const allowed = await this.mayCommand(comment.author);
+    for (const p of parsed) {
+      if (!allowed) {
+        results.push(this.count(("action" in p ? p.action : "unknown"), "refused"));
+        continue;
+      }
+      if ("error" in p) {
+        await this.reply(`checkpost: \`${escapeCode(p.line)}\` was not understood: ${escapeMarkdown(p.error, 200)}.`);
+        results.push(this.count("unknown", "invalid"));
+        continue;
+      }
+      results.push(await this.execute(p, comment.author, `comment ${comment.id}`));
+    }
+    if (!allowed && this.mayReplyTo(comment.author)) await this.reply(`checkpost: only users with write access to this repository can command agents; ${escapeMarkdown(comment.author, 40)}'s command in comment ${comment.id} was ignored.`);
+    return results;
+  }
+
+  /** A person's edit of the issue body: act on the control checkboxes they changed. */
+  async onBodyEdit(before: string, after: string, editor: string): Promise<CommandResult[]> {
+    const commands = checkboxCommands(before, after);
+    if (!commands.length) return [];
+    if (!(await this.mayCommand(editor))) {
+      await this.o.refreshDashboard(); // put the boxes back as they were
+      if (this.mayReplyTo(editor)) await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(editor, 40)}'s change was reverted.`);
+      return commands.map((c) => this.count(c.action, "refused"));
+    }
+    const results: CommandResult[] = [];
+    for (const c of commands) results.push(await this.execute(c, editor, "checkbox"));
+    await this.o.refreshDashboard();
+    return results;
+  }
+
+  /** One refusal reply per login per 10 minutes: an outsider cannot make the bot flood the issue. */
+  private mayReplyTo(login: string): boolean {
+    const now = this.o.now().getTime();
+    const last = this.refusedReplies.get(login.toLowerCase());
+    if (last !== undefined && now - last < 600_000) return false;
+    if (this.refusedReplies.size > 1000) this.refusedReplies.clear();
+    this.refusedReplies.set(login.toLowerCase(), now);
+    return true;
+  }
+
+  private async mayCommand(login: string): Promise<boolean> {
+    try {
+      return WRITERS.has(await this.o.api.collaboratorPermission(this.o.repo, login));
+    } catch (e) {
+      // 404: no such user; 403: the bot may not ask (then nobody can command: say so in the log).
+      if (e instanceof ForgejoApiError && (e.status === 404 || e.status === 403)) {
+        if (e.status === 403) this.o.logger.warn({ login }, "the bot's token may not read collaborator permissions (needs repo admin): commands are refused");
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private async execute(c: Command, by: string, reason: string): Promise<CommandResult> {
+    const entry = this.o.projection.snapshot().entries.find((e) => e.agent === c.agent && e.session === c.session && e.lastSignalAt !== null);
+    if (!entry) {
+      await this.reply(`checkpost: no agent ${escapeMarkdown(c.agent, 60)} with session ${escapeMarkdown(c.session, 60)} has a trusted checkpoint or health signal here; nothing done.`);
+      return this.count(c.action, "invalid");
+    }
+    const input: ControlInput = { agent: c.agent, session: c.session, action: c.action, by, reason, timestamp: pythonUtcIsoformat(this.o.now()) };
+    if (c.action === "rewind") {
+      const t = String(c.target ?? "");
+      const target = entry.recent?.find((r) => String(r.commentId) === t || r.id === t);
+      if (!target || target.commentId === entry.latest?.commentId) {
+        await this.reply(`checkpost: \`${escapeCode(t)}\` is not one of ${escapeMarkdown(c.agent, 60)}'s earlier trusted checkpoints listed on the dashboard; nothing done.`);
+        return this.count(c.action, "invalid");
+      }
+      input.target = target.commentId;
+      if (target.id !== undefined) input.targetId = target.id;
+    }
+    // A new epoch above every one seen: the current worker's next save (at its old epoch) is a zombie.
+    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 1;
+    if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
+    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
+    this.o.applyOwn(posted);
+    this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by, commentId: posted.id }, "control accepted");
+    return this.count(c.action, "accepted");
+  }
+
+  private async reply(text: string): Promise<void> {
+    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, text);
+    this.o.applyOwn(posted);
+  }
+
+  private count(action: string, result: CommandResult): CommandResult {
+    this.o.metrics.controls.inc({ action, result });
+    return result;
+  }
+}
+
+/** Inside backticks: no backtick, one line, short. */
+function escapeCode(s: string): string {
+  return [...s.replace(/[`\r\n]/g, " ")].slice(0, 120).join("");
+}

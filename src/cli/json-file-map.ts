@@ -1,0 +1,39 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { z } from "zod";
+
+/**
+ * A small JSON object of key → value kept in one file of the CLI's cache folder, shared by every
+ * agent process on this machine. Reads tolerate a missing or damaged file (empty); writes are
+ * atomic (write a temporary file, then rename), so a concurrent reader never sees half a file.
+ */
+export class JsonFileMap<V> {
+  constructor(
+    private readonly file: string,
+    private readonly schema: z.ZodType<Record<string, V>>,
+  ) {}
+
+  read(): Record<string, V> {
+    try {
+      const r = this.schema.safeParse(JSON.parse(readFileSync(this.file, "utf8")));
+      return r.success ? r.data : {};
+    } catch {
+      return {}; // no file yet, or unreadable: callers treat every key as unknown
+    }
+  }
+
+  get(key: string): V | undefined {
+    const all = this.read();
+    return Object.hasOwn(all, key) ? all[key] : undefined;
+  }
+
+  set(key: string, value: V | undefined): void {
+    const all = this.read();
+    if (value === undefined) delete all[key];
+    else all[key] = value;
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    renameSync(tmp, this.file);
+  }
+}

@@ -1,0 +1,27 @@
+import { join } from "node:path";
+import { z } from "zod";
+import { JsonFileMap } from "./json-file-map.ts";
+import { cliCacheDir } from "./issue-cache.ts";
+
+const WriterSchema = z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) });
+export type WriterState = z.infer<typeof WriterSchema>;
+
+/**
+ * The fence this machine holds per (instance, repo, agent, session): the epoch `resume` took over
+ * with and the next Seq. Each CLI call is a new process, so without this a plain `save` after
+ * `resume` would be written as epoch 0 and fenced off as a zombie, silently never resumed.
+ */
+export class WriterMemory {
+  private readonly map: JsonFileMap<WriterState>;
+  constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
+    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "writers.json"), z.record(z.string(), WriterSchema));
+  }
+
+  get(key: string): WriterState | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, state: WriterState): void {
+    this.map.set(key, state);
+  }
+}

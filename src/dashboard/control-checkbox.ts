@@ -1,0 +1,80 @@
+import type { ControlAction } from "../protocol/index.ts";
+import { DASHBOARD_END, DASHBOARD_START } from "./markers.ts";
+
+/** The actions a dashboard checkbox can carry (`unpause` is unticking pause). */
+export type CheckboxAction = "pause" | "release" | "hide" | "rewind";
+
+export interface ControlCheckbox {
+  action: CheckboxAction;
+  agent: string;
+  session: string;
+  /** rewind: the target checkpoint's comment id. */
+  target?: number;
+  checked: boolean;
+}
+
+const PREFIX = "<!-- checkpost:control ";
+/** A task-list line carrying a control's hidden key: `- [x] <!-- checkpost:control pause <key> --> …`. */
+const LINE = /^\s*[-*] \[([ xX])\] <!-- checkpost:control (pause|release|hide|rewind) ([A-Za-z0-9_-]{1,2800})(?: (\d{1,16}))? -->/;
+
+/**
+ * agent+session as base64url of their JSON: only [A-Za-z0-9_-], so no name
+ * can end the HTML comment, fake another key or mention anyone.
+ */
+function encodeKey(agent: string, session: string): string {
+  return Buffer.from(JSON.stringify([agent, session]), "utf8").toString("base64url");
+}
+
+function decodeKey(key: string): { agent: string; session: string } | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(key, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string") return { agent: v[0], session: v[1] };
+  } catch {
+    // not ours
+  }
+  return null;
+}
+
+/** One checkbox line (the label is already escaped by the caller). */
+export function formatControlCheckbox(c: ControlCheckbox, label: string): string {
+  const target = c.action === "rewind" && c.target !== undefined ? ` ${c.target}` : "";
+  return `- [${c.checked ? "x" : " "}] ${PREFIX}${c.action} ${encodeKey(c.agent, c.session)}${target} --> ${label}`;
+}
+
+/** Every control checkbox inside the body's dashboard section(s), in order. Lines outside the section are people's. */
+export function parseControlCheckboxes(body: string): ControlCheckbox[] {
+  const out: ControlCheckbox[] = [];
+  let inside = false;
+  for (const line of body.split(/\r?\n/)) {
+    if (line.startsWith(DASHBOARD_START)) inside = true;
+    else if (line.startsWith(DASHBOARD_END)) inside = false;
+    if (!inside) continue;
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const who = decodeKey(m[3] as string);
+    if (!who) continue;
+    const action = m[2] as CheckboxAction;
+    if (action === "rewind" && m[4] === undefined) continue;
+    out.push({ action, ...who, ...(m[4] !== undefined ? { target: Number(m[4]) } : {}), checked: m[1] !== " " });
+  }
+  return out;
+}
+
+/**
+ * The commands a person's edit of the dashboard asks for: boxes whose state
+ * differs from what the bot rendered (`before`). Pause is a state (ticked =
+ * paused, unticked = unpause); the others act when ticked.
+ */
+export function checkboxCommands(before: string, after: string): { action: ControlAction; agent: string; session: string; target?: number }[] {
+  const id = (c: ControlCheckbox) => `${c.action} ${JSON.stringify([c.agent, c.session])} ${c.target ?? ""}`;
+  const was = new Map(parseControlCheckboxes(before).map((c) => [id(c), c.checked]));
+  const out: { action: ControlAction; agent: string; session: string; target?: number }[] = [];
+  for (const c of parseControlCheckboxes(after)) {
+    const prev = was.get(id(c));
+    if (prev === undefined || prev === c.checked) continue;
+    const base = { agent: c.agent, session: c.session, ...(c.target !== undefined ? { target: c.target } : {}) };
+    if (c.action === "pause") out.push({ action: c.checked ? "pause" : "unpause", ...base });
+    else if (c.checked) out.push({ action: c.action, ...base });
+  }
+  return out;
+}

@@ -1,0 +1,175 @@
+/**
+ * The package as a stranger gets it: `npm pack`, install the tarball into an empty folder outside
+ * this checkout, import it from plain Node (ESM and require), type-check a strict nodenext consumer,
+ * and run the installed `checkpost` bin against the embedded Forgejo.
+ *
+ * Slow (an npm install and a full tsc): it runs in `npm run test:slow`, not in `npm test`.
+ * Dependencies come from the npm cache first (`--prefer-offline`) and the npm registry otherwise.
+ * Install scripts are skipped (better-sqlite3's would fetch a prebuilt binary from GitHub); nothing
+ * tested here needs them.
+ */
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forgeWorld, type ForgeWorld } from "../helpers/forge-fixture.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; scripts: Record<string, string> };
+const execFileAsync = promisify(execFile);
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** Newest modification time under a folder (ms). */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+let work: string;
+let app: string;
+let files: string[];
+
+beforeAll(() => {
+  // What `prepack` would run; skipped when dist/ is newer than every source file (CI built it already).
+  const bundle = join(root, "dist/cli-bundle/main.js");
+  let built = 0;
+  try {
+    built = statSync(bundle).mtimeMs;
+  } catch {}
+  if (built < newest(join(root, "src"))) execFileSync(npm, ["run", "build", "--silent"], { cwd: root, stdio: "pipe" });
+  work = mkdtempSync(join(tmpdir(), "checkpost-pack-"));
+  const out = execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8" });
+  const packed = (JSON.parse(out) as { filename: string; files: { path: string }[] }[])[0];
+  if (!packed) throw new Error(`npm pack printed no result: ${out}`);
+  files = packed.files.map((f) => f.path);
+  app = join(work, "app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", join(work, packed.filename)], { cwd: app, stdio: "pipe" });
+}, 600_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const node = (args: string[], input?: string) => execFileSync(process.execPath, args, { cwd: app, encoding: "utf8", ...(input !== undefined ? { input } : {}) });
+
+describe("the packed tarball", () => {
+  it("ships compiled code with types and no tests, benchmarks, fixtures or TypeScript sources", () => {
+    expect(pkg.scripts.prepack).toBe("npm run build");
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("dist/index.d.ts");
+    expect(files).toContain("dist/bot/index.d.ts");
+    expect(files).toContain("dist/cli-bundle/main.js");
+    expect(files).toContain("bin/checkpost.js");
+    const stray = files.filter((f) => /^(src|test|bench|fixtures|scripts)\//.test(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts")));
+    expect(stray).toEqual([]);
+  });
+
+  it("imports from plain Node without loading probot or prom-client; checkpost/bot has the bot", () => {
+    // A resolve hook records every module the import pulls in.
+    writeFileSync(join(app, "hooks.mjs"), 'export async function resolve(s, c, next) { const r = await next(s, c); process._rawDebug("LOADED " + r.url); return r; }\n');
+    writeFileSync(join(app, "register.mjs"), 'import { register } from "node:module"; register("./hooks.mjs", import.meta.url);\n');
+    const out = execFileSync(
+      process.execPath,
+      ["--import", "./register.mjs", "--input-type=module", "-e", 'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, bot: typeof c.createBot }));'],
+      { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", bot: "undefined" });
+    const loaded = spawnLoaded('await import("checkpost")');
+    expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/index.js"))).toBe(true);
+    expect(loaded.filter((u) => /\/node_modules\/(probot|prom-client)\//.test(u))).toEqual([]);
+    const bot = spawnLoaded('const b = await import("checkpost/bot"); if (typeof b.createBot !== "function") throw new Error("no createBot")');
+    expect(bot.some((u) => /\/node_modules\/probot\//.test(u))).toBe(true);
+  });
+
+  it("can be require()d from CommonJS (Node ≥ 20.19 loads ESM through require)", () => {
+    const out = node(["-e", 'const c = require("checkpost"); process.stdout.write(typeof c.parseComment)']);
+    expect(out).toBe("function");
+  });
+
+  it("type-checks in a strict nodenext TypeScript consumer", () => {
+    mkdirSync(join(app, "node_modules/@types"), { recursive: true });
+    symlinkSync(join(root, "node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
+    writeFileSync(
+      join(app, "consumer.ts"),
+      [
+        'import { formatCheckpoint, parseComment, SessionStore, ForgejoApi, ForgejoClient, IMPLEMENTATION_WORKER_PHASE_MAP, type JsonObject } from "checkpost";',
+        'import { createBot, type BotConfig } from "checkpost/bot";',
+        'const data: JsonObject = { branch_name: "feat/x" };',
+        'const body: string = formatCheckpoint({ agent: "a", session: "s", phase: "clone_complete", timestamp: "2026-01-01T00:00:00Z", data });',
+        "const kind: string = parseComment(body).kind;",
+        'const store = new SessionStore({ api: new ForgejoApi(new ForgejoClient({ url: "http://127.0.0.1:1", token: "t" })), repo: { owner: "o", repo: "r" } });',
+        'const point: string | undefined = IMPLEMENTATION_WORKER_PHASE_MAP["clone_complete"];',
+        "const start: (c: BotConfig) => Promise<unknown> = (c) => createBot(c, { logger: undefined as never });",
+        "export { kind, store, point, start };",
+        "",
+      ].join("\n"),
+    );
+    // A deliberate mistake must be caught, so the check can fail.
+    writeFileSync(join(app, "wrong.ts"), 'import { formatCheckpoint } from "checkpost";\nformatCheckpoint({ agent: 1 });\n');
+    const tsconfig = (file: string) => JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] }, files: [file] });
+    writeFileSync(join(app, "tsconfig.json"), tsconfig("consumer.ts"));
+    writeFileSync(join(app, "tsconfig.wrong.json"), tsconfig("wrong.ts"));
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const ok = spawnTsc(tsc, "tsconfig.json");
+    expect(ok.output).toBe("");
+    expect(ok.status).toBe(0);
+    const bad = spawnTsc(tsc, "tsconfig.wrong.json");
+    expect(bad.status).not.toBe(0);
+    expect(bad.output).toContain("wrong.ts");
+    expect(bad.output).not.toContain("TS5097");
+  });
+
+  describe("the installed bin", () => {
+    let world: ForgeWorld;
+    beforeAll(async () => {
+      world = await forgeWorld();
+    });
+    afterAll(() => world.close());
+
+    it("prints its version and formats a comment", () => {
+      expect(node(["node_modules/.bin/checkpost", "--version"]).trim()).toBe(pkg.version);
+      const body = node(["node_modules/.bin/checkpost", "format", "checkpoint", "--agent", "a", "--session", "s", "--phase", "p", "--data", '{"k":1}', "--time", "2026-01-01T00:00:00Z"]);
+      expect(body.startsWith("[CHECKPOINT] a\nVersion: 1.0\nPhase: p\n")).toBe(true);
+    });
+
+    it("saves a checkpoint to Forgejo", async () => {
+      // Asynchronous: the forge runs in this process, so a blocking spawn would never get an answer.
+      const { stdout: out } = await execFileAsync(process.execPath, ["node_modules/.bin/checkpost", "save", "--agent", "a", "--session", "s", "--phase", "p", "--data", '{"k":1}'], {
+        cwd: app,
+        encoding: "utf8",
+        env: { ...process.env, FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.token, FORGEJO_REPOSITORY: `${world.owner}/${world.repo}`, CHECKPOST_CACHE_DIR: join(work, "cache") },
+      });
+      const saved = JSON.parse(out) as { comment_id: number; issue: number };
+      expect(saved.issue).toBe(world.issue);
+      const comments = await world.api().listComments({ owner: world.owner, repo: world.repo }, world.issue);
+      expect(comments.map((c) => c.id)).toContain(saved.comment_id);
+    });
+  });
+});
+
+function spawnLoaded(code: string): string[] {
+  const r = spawnSyncNode(["--import", "./register.mjs", "--input-type=module", "-e", code]);
+  if (r.status !== 0) throw new Error(`node failed: ${r.stderr}`);
+  return r.stderr
+    .split("\n")
+    .filter((l) => l.startsWith("LOADED "))
+    .map((l) => l.slice(7));
+}
+
+function spawnSyncNode(args: string[]) {
+  return spawnSync(process.execPath, args, { cwd: app, encoding: "utf8" });
+}
+
+function spawnTsc(tsc: string, project: string): { status: number | null; output: string } {
+  const r = spawnSync(process.execPath, [tsc, "-p", project], { cwd: app, encoding: "utf8" });
+  return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
+}

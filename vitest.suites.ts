@@ -1,0 +1,19 @@
+/**
+ * Which test files are slow. `npm test` (vitest.config.ts) leaves them out so it stays under a
+ * minute on a two-core machine; `npm run test:slow` (vitest.slow.config.ts) runs exactly these, and
+ * .ci/run runs both.
+ */
+export const SLOW_SUITES = [
+  // crash, fault and fuzz trials: child processes, many runs (the quicker reliability files stay in npm test)
+  "test/reliability/crash.test.ts",
+  "test/reliability/faults.test.ts",
+  "test/reliability/fuzz.test.ts",
+  "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
+  "test/unit/projection/order-independence.test.ts", // property test over many permutations
+  "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
+  "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  // issue 9 at full size (npm test runs the same checks at 8 MiB and 2,000 names)
+  "test/security/huge-comment-30mib.test.ts",
+  "test/security/untrusted-names-20k.test.ts",
+  "test/reliability/trust-suite.test.ts", // runs the reliability:trust scenarios at reduced counts
+];
