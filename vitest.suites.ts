@@ -8,6 +8,7 @@ export const SLOW_SUITES = [
   "test/reliability/crash.test.ts",
   "test/reliability/faults.test.ts",
   "test/reliability/fuzz.test.ts",
+  "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N

@@ -34,8 +34,8 @@ const LIVE: Record<LivenessState, [string, Style]> = { active: ["active", "green
  * by session with a liveness column, recent anomalies, the legend and how to
  * resume. Pure; colours only when asked.
  */
-export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOptions = {}): string {
-  const paint = (s: string, style: Style) => (o.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
+export function renderStatusText(m: DashboardModel, now: Date, options: StatusTextOptions = {}): string {
+  const paint = (s: string, style: Style) => (options.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
   const age = (iso: string | null | undefined) => (iso ? formatAge(now.getTime() - Date.parse(iso)) : "-");
   const phase = (r: DashboardRow) => (r.entry.latest ? `${clean(r.entry.latest.phase, 40)}${r.resumePoint !== null ? ` → ${clean(r.resumePoint, 40)}` : ""}` : "- (fresh start)");
   const live = (r: DashboardRow) => {
@@ -65,7 +65,7 @@ export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOpti
 
   const out: string[] = [];
   const attention = m.attention.length + m.omittedAttention;
-  out.push(paint(`checkpost status${o.title ? ` · ${clean(o.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
+  out.push(paint(`checkpost status${options.title ? ` · ${clean(options.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
   out.push(`${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}`, "");
 
   out.push(paint("NEEDS ATTENTION", "bold"));
@@ -89,7 +89,7 @@ export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOpti
     out.push("", paint("RECENT ANOMALIES", "bold"));
     for (const a of m.anomalies) out.push(`  comment ${a.commentId}  ${paint(a.kind, "yellow")}${a.agent !== null ? `  ${clean(a.agent)}${a.session !== null ? ` / ${clean(a.session)}` : ""}` : ""}: ${clean(a.detail, 160)}`);
   }
-  const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...o.liveness };
+  const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...options.liveness };
   const stale = lo.staleAfterMs !== undefined ? formatDuration(lo.staleAfterMs) : `${lo.cadenceFactor} × its usual interval (at least ${formatDuration(lo.minStaleMs)})`;
   out.push("", paint(`Legend: active = a trusted signal within ${stale}; STALE = none for longer; SILENT = none for 3 × that, or never; PAUSED = a person paused it.`, "dim"));
   out.push(paint("How to resume: checkpost resume --agent A --session S (reports any directive: pause, rewind, release).", "dim"));

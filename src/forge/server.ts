@@ -110,6 +110,9 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     if (result.json !== undefined) {
       body = Buffer.from(goJsonEncode(result.json), "utf8");
       headers["Content-Type"] = "application/json;charset=utf-8";
+    } else if (result.bytes !== undefined) {
+      body = result.bytes;
+      headers["Content-Type"] = result.contentType ?? "application/octet-stream";
     } else if (result.raw !== undefined) {
       body = Buffer.from(result.raw, "utf8");
       headers["Content-Type"] = result.contentType ?? "text/plain;charset=utf-8";
@@ -143,6 +146,15 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       res.once("finish", () => req.socket.destroy());
       const message = err.status === 413 ? `request body over ${maxBodyBytes} bytes` : `request body not received within ${bodyTimeoutMs} ms`;
       return send(res, { status: err.status, json: { message, url: swaggerUrl(forge.baseUrl) }, headers: { Connection: "close" } }, 0);
+    }
+    const download = /^\/attachments\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (download && (method === "GET" || method === "HEAD")) {
+      // Served without a token here; Forgejo checks the repository's visibility (public in tests).
+      stats.totalRequests++;
+      stats.requests["ATTACHMENT"] = (stats.requests["ATTACHMENT"] ?? 0) + 1;
+      const a = store.attachmentData(download[1] as string);
+      if (!a) return send(res, { status: 404, raw: "Not Found" }, 0);
+      return send(res, { status: 200, bytes: a.data, contentType: "application/octet-stream", headers: { "Content-Disposition": `attachment; filename="${encodeURIComponent(a.name)}"` } }, 0);
     }
     if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
       stats.totalRequests++;
@@ -190,14 +202,24 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       if (!match.spec) throw match.pathExists ? new ApiFailure({ status: 405 }) : notFound(forge.baseUrl);
       const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
       let body: unknown;
-      if (raw.length > 0) {
+      let files: RequestContext["files"];
+      const contentType = String(req.headers["content-type"] ?? "");
+      if (raw.length > 0 && /^multipart\/form-data/i.test(contentType)) {
+        try {
+          const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
+          files = [];
+          for (const [field, v] of form.entries()) if (typeof v !== "string") files.push({ field, filename: v.name, data: Buffer.from(await v.arrayBuffer()) });
+        } catch {
+          throw apiError(forge.baseUrl, 400, "invalid multipart/form-data body");
+        }
+      } else if (raw.length > 0) {
         try {
           body = JSON.parse(raw.toString("utf8"));
         } catch (err) {
           throw apiError(forge.baseUrl, 422, `[]: ${err instanceof Error ? err.message : "invalid JSON"}`);
         }
       }
-      const ctx: RequestContext = { forge, method, url, params: match.params, doer, body };
+      const ctx: RequestContext = { forge, method, url, params: match.params, doer, body, ...(files ? { files } : {}) };
       result = ROUTE_HANDLERS[match.spec.id]!(ctx);
     } catch (err) {
       if (err instanceof ApiFailure) result = err.result;
