@@ -12,4 +12,5 @@ export const SLOW_SUITES = [
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
 ];
