@@ -3,6 +3,8 @@
  * Options: --quick, --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
  * See docs/benchmarks.md.
  */
+import { formatStoreCompare, runStoreCompare } from "./store-compare.ts";
+import type { StoreRun } from "./store-compare.ts";
 import { cpus } from "node:os";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
@@ -63,6 +65,8 @@ export interface BenchResults {
   config: Omit<BenchConfig, "heavyReps"> & { heavyReps: Record<string, number> };
   parse: { seed: ParseResult; checkpost: ParseResult; corpusComments: number; corpusBytes: number };
   scenarios: ScenarioResult[];
+  /** One bot replica on SQLite and on PostgreSQL (bench/store-compare.ts). */
+  stores: StoreRun[];
   /** Dashboard writes per hour, busy (20 agents checkpointing every ~10 min) and idle (all stopped). */
   dashboardWrites?: { busy: DashboardWritesResult; idle: DashboardWritesResult };
   wallSeconds: number;
@@ -86,6 +90,9 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     };
     scenarios.push(await runScenario(o));
   }
+  const stores = process.argv.includes("--no-postgres")
+    ? []
+    : await runStoreCompare({ n: cfg.quick ? 1000 : 10_000, warmRequests: cfg.warmRequests, ingestMs: cfg.ingestMs, ingestConcurrency: cfg.ingestConcurrency, log });
   log("parse throughput");
   const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
@@ -99,6 +106,7 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     config: { ...cfg, heavyReps: Object.fromEntries(cfg.sizes.map((n) => [n, cfg.heavyReps(n)])) },
     parse,
     scenarios,
+    stores,
     dashboardWrites,
     wallSeconds: (performance.now() - t0) / 1000,
   };
@@ -109,6 +117,7 @@ async function main() {
   const results = await runBench(cfg);
   const report = buildReport(results);
   process.stdout.write(`${formatReport(results, report)}\n`);
+  if (results.stores.length) process.stdout.write(`${formatStoreCompare(results.stores)}\n`);
   mkdirSync(dirname(cfg.out), { recursive: true });
   // The file records where it was written relative to the repository, never an absolute path.
   const config = { ...results.config, out: relative(fileURLToPath(new URL("..", import.meta.url)), cfg.out) };

@@ -8,6 +8,8 @@ import type { BotConfig } from "./bot-config.ts";
 export interface ApiDeps {
   trackers: () => SessionTracker[];
   ready: () => boolean;
+  /** Replicas: whether the shared store answers (readiness goes false while it does not). */
+  storeAvailable?: () => boolean;
   metrics: BotMetrics;
   config: Pick<BotConfig, "liveness">;
   now: () => Date;
@@ -41,7 +43,8 @@ function pick(trackers: SessionTracker[], q: URLSearchParams, agent?: string, se
 
 const healthz: ApiRoute = (_url, res) => send(res, 200, { status: "ok" });
 
-const readyz: ApiRoute = (_url, res, d) => (d.ready() ? send(res, 200, { status: "ready" }) : send(res, 503, { status: "starting" }));
+const readyz: ApiRoute = (_url, res, d) =>
+  !d.ready() ? send(res, 503, { status: "starting" }) : d.storeAvailable?.() === false ? send(res, 503, { status: "store unavailable" }) : send(res, 200, { status: "ready" });
 
 const metrics: ApiRoute = async (_url, res, d): Promise<true> => {
   const trackers = d.trackers();

@@ -1,3 +1,5 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
@@ -36,8 +38,21 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_MAX_WEBHOOK_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   /** Data directory of the embedded Forgejo used when FORGEJO_URL is unset. */
   CHECKPOST_DATA_DIR: z.string().default(".data"),
+  /** The bot's durable store (SQLite file); default <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */
+  CHECKPOST_STORE_FILE: z.string().min(1).optional(),
+  /** How long a session issue's writer lease lasts unless renewed (renewed every third of it). */
+  CHECKPOST_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Port of the embedded Forgejo (0: random). */
   CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Shared PostgreSQL store for several replicas (docs/scale-out.md); replaces the SQLite file. Unset: one process. */
+  CHECKPOST_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(?:ql)?:\/\/\S+$/, "must be a postgres://user:password@host:port/database URL")
+    .optional(),
+  /** With a database: how often (ms) a replica folds what the other replicas stored. */
+  CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /** With a database: this replica's name in leases and logs (default: host name and process id). */
+  CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });
 export type BotEnv = z.infer<typeof BotEnvSchema>;
 
@@ -90,8 +105,13 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     liveness: { minStaleMs: e.CHECKPOST_MIN_STALE_MS, ...(e.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: e.CHECKPOST_STALE_AFTER_MS } : {}) },
     staleAlerts: e.CHECKPOST_STALE_ALERTS,
     maxWebhookBytes: e.CHECKPOST_MAX_WEBHOOK_BYTES,
+    storeFile: e.CHECKPOST_STORE_FILE ?? join(e.CHECKPOST_DATA_DIR, "bot", "projection.sqlite"),
+    leaseTtlMs: e.CHECKPOST_LEASE_TTL_MS,
     apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
+    ...(e.CHECKPOST_DATABASE_URL
+      ? { database: { url: e.CHECKPOST_DATABASE_URL, feedIntervalMs: e.CHECKPOST_FEED_INTERVAL_MS, replicaId: e.CHECKPOST_REPLICA_ID ?? `${hostname()}-${process.pid}` } }
+      : {}),
   };
 }

@@ -7,6 +7,14 @@ export interface BotRepo {
   repo: string;
 }
 
+/** A replica's share of a scaled-out bot (docs/scale-out.md). */
+export interface DatabaseConfig {
+  url: string;
+  /** How often the change feed is folded (CHECKPOST_FEED_INTERVAL_MS). */
+  feedIntervalMs: number;
+  replicaId: string;
+}
+
 /** The bot's settings as plain values (tests build them directly). */
 export interface BotConfig {
   forgejoUrl: string;
@@ -29,12 +37,18 @@ export interface BotConfig {
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   maxWebhookBytes: number;
+  /** SQLite file of the ProjectionStore (":memory:" keeps nothing across restarts); ignored when a store is passed to createBot. */
+  storeFile: string;
+  /** Writer lease TTL (ms). */
+  leaseTtlMs: number;
   /** Bearer tokens accepted on /api/* and /metrics (CHECKPOST_API_TOKEN); empty: /api/* answers 401 to everyone. */
   apiTokens: string[];
   /** Issues with more comments are read in windows (see readAllComments); default 2,000. */
   readWindowSize?: number;
   retries: number;
   timeoutMs: number;
+  /** Several replicas on one PostgreSQL (CHECKPOST_DATABASE_URL); unset: this process alone. */
+  database?: DatabaseConfig;
 }
 
 /**
@@ -42,5 +56,7 @@ export interface BotConfig {
  * the bot (tests, benchmarks): the defaults live in one place, BotEnvSchema.
  */
 export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
-  return botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
+  const config = botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
+  // Embedders choose where state goes; by default nothing is written to the working directory.
+  return { ...config, storeFile: ":memory:" };
 }

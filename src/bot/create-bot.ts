@@ -15,6 +15,12 @@ import { ApiAccessGuard } from "./api-access.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
+import { ReplicaCoordinator } from "./replica-coordinator.ts";
+import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { createSqliteProjectionStore } from "../projection-store/index.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -29,6 +35,12 @@ export interface Bot {
   pollAll(): Promise<void>;
   reconcileAll(): Promise<void>;
   checkLiveness(): Promise<void>;
+  /** Renew held leases, try to take free ones (the lease timer calls this). */
+  renewLeases(): Promise<void>;
+  /** The bot's durable state. */
+  store: ProjectionStore;
+  /** With CHECKPOST_DATABASE_URL: this replica's feed, lease share and fenced writes. */
+  replica?: ReplicaCoordinator;
   /** Write every pending dashboard now. */
   flushDashboards(): Promise<void>;
   /** Resolves when the deliveries received so far are handled. */
@@ -41,7 +53,7 @@ export interface Bot {
  * registry holds each session issue's projection; timers poll, reconcile and
  * check liveness; the HTTP API answers from memory.
  */
-export async function createBot(config: BotConfig, deps: { logger: Logger; now?: () => Date; fetch?: typeof fetch }): Promise<Bot> {
+export async function createBot(config: BotConfig, deps: { logger: Logger; now?: () => Date; fetch?: typeof fetch; store?: ProjectionStore }): Promise<Bot> {
   const log = deps.logger;
   const now = deps.now ?? (() => new Date());
   const metrics = createBotMetrics();
@@ -52,12 +64,22 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     trustedAuthors: new Set([self, ...config.trustedAuthors].map((s) => s.toLowerCase())),
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
   };
-  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now });
+  // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
+  // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).
+  const pgStore =
+    !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
+  const store = deps.store ?? pgStore ?? createSqliteProjectionStore(config.storeFile);
+  const holder = config.database ? `${config.database.replicaId}:${randomUUID().slice(0, 8)}` : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const replica =
+    config.database && store instanceof PostgresProjectionStore
+      ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
+      : undefined;
+  const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
-  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, metrics, config, now, guard }));
+  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}), metrics, config, now, guard }));
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 
@@ -76,16 +98,26 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       }
     }
   };
-  const pollAll = () => each("poll", (t) => t.poll(), "incremental");
-  const reconcileAll = () => each("reconcile", (t) => t.reconcile(), "reconcile");
+  // Replicas: only an issue's lease holder reads Forgejo for it; the others fold the shared store's feed.
+  const reads = (t: SessionTracker) => !replica || t.o.lease.current() !== null;
+  const pollAll = () => each("poll", async (t) => reads(t) && t.poll(), "incremental");
+  const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
+  const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
+    { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
   ]);
+  if (replica) {
+    replica.attach(() => registry.all());
+    await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
+    replica.start();
+  }
   await checkLiveness();
   for (const t of registry.all()) t.dashboard.markDirty();
+  let stopped = false;
 
   return {
     url,
@@ -97,15 +129,23 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     pollAll,
     reconcileAll,
     checkLiveness,
+    renewLeases,
+    store,
+    ...(replica ? { replica } : {}),
     flushDashboards: async () => {
       for (const t of registry.all()) await t.dashboard.flush();
     },
     idle: () => receiver.idle(),
     stop: async () => {
+      if (stopped) return;
+      stopped = true;
       stopTimers();
-      registry.stopAll();
+      replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await receiver.idle();
+      await registry.stopAll();
+      if (!deps.store) await store.close();
     },
   };
 }

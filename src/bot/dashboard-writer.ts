@@ -13,6 +13,14 @@ export interface DashboardWriterOptions {
   minIntervalMs: number;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
+  /** Checked right before each write: false (not the issue's writer) skips it quietly. */
+  mayWrite?: () => Promise<boolean>;
+  /**
+   * Replicas on a shared store: runs the Forgejo write itself, begun only
+   * while this process's fencing token is the lease's current one (and
+   * logged with it), else rejects and nothing is written.
+   */
+  fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
 
 /** The issue body without our section: the part that belongs to people. */
@@ -101,6 +109,10 @@ export class DashboardWriter {
 
   private async write(): Promise<void> {
     this.dirty = false;
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
+      return;
+    }
     const section = this.o.render();
     let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
     let repaired = false;
@@ -116,7 +128,13 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
       return;
     }
-    await this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    // Again right before the write: the lease may have moved during the read.
+    if (this.o.mayWrite && !(await this.o.mayWrite())) {
+      this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
+      return;
+    }
+    const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
     this.lastWritten = next;
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });

@@ -39,8 +39,8 @@ export async function createDeliveryReceiver(
     tracker: (r, n) => registry.get(r, n),
     isSessionIssue: (i) => isSessionIssue(i, config),
   };
-  const run = (name: string, payload: unknown) => {
-    const p = handleDelivery(name, payload, deliveryDeps);
+  const run = (name: string, payload: unknown, deliveryId: string | null) => {
+    const p = handleDelivery(name, payload, deliveryDeps, deliveryId);
     inflight.add(p);
     return p.finally(() => inflight.delete(p));
   };
@@ -76,7 +76,7 @@ export async function createDeliveryReceiver(
 }
 
 /** Probot's signature-checking middleware, or the insecure JSON-only handler when configured so. */
-async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, run: (event: string, payload: unknown) => Promise<void>): Promise<Handler> {
+async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, run: (event: string, payload: unknown, deliveryId: string | null) => Promise<void>): Promise<Handler> {
   // Probot verifies X-Hub-Signature-256, which Forgejo sends beside its own headers.
   // Its throttling (3 s between writes) and retries (1/4/9 s) are off: the bot makes
   // no writes through Probot's client, and our own client has the retry policy.
@@ -92,8 +92,9 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
     });
     const middleware = await createNodeMiddleware(
       (app) => {
-        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload)));
-        app.on("issues", async (ctx) => void (await run("issues", ctx.payload)));
+        // ctx.id is X-GitHub-Delivery, which Forgejo sends equal to X-Forgejo-Delivery (a UUID per delivery, kept on redelivery).
+        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload, ctx.id || null)));
+        app.on("issues", async (ctx) => void (await run("issues", ctx.payload, ctx.id || null)));
       },
       { probot, webhooksPath: config.webhookPath },
     );
@@ -112,7 +113,15 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
         res.writeHead(400).end("invalid JSON");
         return true;
       }
-      await run(event, payload);
+      const id = req.headers["x-forgejo-delivery"] ?? req.headers["x-github-delivery"];
+      try {
+        await run(event, payload, typeof id === "string" && id ? id : null);
+      } catch (e) {
+        // As Probot's middleware does: the error's own status (503 when the shared store is down), else 500.
+        const status = typeof (e as { status?: unknown }).status === "number" ? (e as { status: number }).status : 500;
+        res.writeHead(status).end(status === 503 ? "store unavailable: redeliver later" : "failed");
+        return true;
+      }
       res.writeHead(200).end("ok");
       return true;
     };

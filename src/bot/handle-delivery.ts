@@ -29,7 +29,7 @@ function validated<S extends z.ZodType>(schema: S, payload: unknown, event: stri
  * One verified delivery → projection events. Payloads are checked with zod;
  * a payload that does not fit is counted and logged, never half-applied.
  */
-export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps): Promise<void> {
+export async function handleDelivery(event: string, payload: unknown, d: DeliveryDeps, deliveryId: string | null = null): Promise<void> {
   const started = process.hrtime.bigint();
   let result = "ignored";
   try {
@@ -54,8 +54,7 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
               type: "upsert",
               comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
             };
-      t.apply([ev]);
-      result = "applied";
+      result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
       // People's /checkpost commands; never the bot's own comments (its replies and [CONTROL]s).
       if (action === "created" && comment.user.login.toLowerCase() !== d.self.toLowerCase()) {
         await t.controls.onComment({ id: comment.id, body: comment.body, author: comment.user.login });

@@ -10,6 +10,9 @@ import { DashboardWriter } from "./dashboard-writer.ts";
 import { ControlDesk } from "./control-desk.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
+import type { IssueLease } from "./issue-lease.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
+import { issueKey } from "../projection-store/index.ts";
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -28,13 +31,21 @@ export interface TrackerOptions {
   logger: Logger;
   metrics: BotMetrics;
   now?: () => Date;
+  /** Where the comments folded so far are kept: a restart continues from here. */
+  store: ProjectionStore;
+  /** Whether this process is the issue's one writer (dashboard, alerts). */
+  lease: IssueLease;
+  /** Replicas: each Forgejo write (dashboard, alert) run fenced by the lease's token (see DashboardWriter). */
+  fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
 
 /**
  * One watched session issue: its live projection, its dashboard writer, its
  * poll watermark and its agents' liveness. Every source of comments (webhook,
- * poll, reconcile) goes through `apply`, which is idempotent, so the same
- * comment seen twice changes nothing.
+ * poll, reconcile) goes through `apply`, which stores the events first
+ * (deduped by delivery id and comment version) and then folds them; both are
+ * idempotent, so the same comment seen twice changes nothing. Forgejo-visible
+ * writes (dashboard, alerts) are made only while this process holds the lease.
  */
 export class SessionTracker {
   readonly projection: Projection;
@@ -48,10 +59,20 @@ export class SessionTracker {
   private readonly alerted = new Set<string>();
   private readonly now: () => Date;
 
+  /** The store's key of this issue. */
+  readonly storeKey: string;
+  /** Entries as last written to the store, to write only those that changed. */
+  private persisted = new Map<string, AgentEntry>();
+  private persisting: Promise<void> | null = null;
+  private persistAgain = false;
+
   constructor(readonly o: TrackerOptions) {
     this.projection = createProjection(o.policy);
     this.now = o.now ?? (() => new Date());
+    this.storeKey = issueKey(o.repo, o.issue);
     this.dashboard = new DashboardWriter({
+      mayWrite: () => o.lease.holds(),
+      ...(o.fencedWrite ? { fencedWrite: o.fencedWrite } : {}),
       api: o.api,
       repo: o.repo,
       issue: o.issue,
@@ -92,12 +113,51 @@ export class SessionTracker {
     return `${this.o.repo.owner}/${this.o.repo.repo}#${this.o.issue}`;
   }
 
-  /** Fold events; mark the dashboard dirty when the projection changed. */
-  apply(events: CommentEvent[]): boolean {
+  /**
+   * Store events (one delivery's, or a read's with `deliveryId` null), then fold
+   * them; mark the dashboard dirty when the projection changed. All of them are
+   * folded, not only what the store took as new: another process on the same
+   * store may have stored them first, and the projection ignores what it holds.
+   */
+  async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
+    await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
     return changed;
+  }
+
+  /**
+   * Fold events another replica stored (the shared store's change feed):
+   * nothing is stored again, the projection ignores what it already holds.
+   */
+  fold(events: CommentEvent[]): boolean {
+    for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
+    const changed = this.projection.applyAll(events);
+    if (changed) this.afterChange();
+    return changed;
+  }
+
+  /**
+   * The first read of a process: from the store when it holds this issue (a
+   * restart: fold the stored comments, then one incremental read from the
+   * stored watermark), else a full read from Forgejo.
+   */
+  async start(): Promise<"store" | "forgejo"> {
+    const stored = await this.o.store.comments(this.storeKey);
+    const watermark = await this.o.store.watermark(this.storeKey);
+    if (!stored.length || !watermark) {
+      await this.reconcile();
+      return "forgejo";
+    }
+    for (const c of stored) {
+      this.projection.restore(c);
+      if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
+    }
+    this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
+    await this.poll();
+    this.afterChange();
+    return "store";
   }
 
   /** Full re-read: the only way to notice deletions without webhooks. */
@@ -105,6 +165,7 @@ export class SessionTracker {
     // Folded response by response: the whole list is never held (50k comments are ~80 MiB of JSON).
     const listed = new Set<number>();
     let changed = false;
+    let folding = Promise.resolve();
     await forEachCommentBatch(
       this.o.api,
       this.o.repo,
@@ -112,14 +173,17 @@ export class SessionTracker {
       (batch) => {
         const events: CommentEvent[] = batch.map((c) => {
           listed.add(c.id);
-          const comment = toCommentRecord(c);
-          this.noteComment(comment);
-          return { type: "upsert", comment };
+          return { type: "upsert", comment: toCommentRecord(c) };
         });
-        changed = this.projection.applyAll(events) || changed;
+        folding = folding.then(async () => void (changed = (await this.apply(events)) || changed));
       },
       this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
     );
+    await folding;
+    const gone: CommentEvent[] = [];
+    for (const c of await this.o.store.comments(this.storeKey)) if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+    if (gone.length) changed = (await this.apply(gone)) || changed;
+    // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
     changed = this.projection.retainOnly(listed) || changed;
     if (changed) this.afterChange();
     return changed;
@@ -127,7 +191,7 @@ export class SessionTracker {
 
   /**
    * Incremental read. `since` filters on updated_at in whole seconds, so the
-   * boundary second is read again; the projection ignores what it already holds.
+   * boundary second is read again; the store ignores what it already holds.
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
@@ -157,10 +221,14 @@ export class SessionTracker {
       this.o.logger.info({ issue: this.key, agent: entry?.agent, session: entry?.session, from: t.from, to: t.to }, `agent is now ${t.to ?? "gone"}`);
       if (this.o.staleAlerts && entry && (t.to === "stale" || t.to === "silent")) {
         const alertKey = `${t.key}\u0000${t.to}\u0000${entry.lastSignalAt ?? ""}`;
-        if (!this.alerted.has(alertKey)) {
+        const fence = this.o.lease.current();
+        // Only the lease holder alerts; recorded in the store (fenced) before posting, so no two processes post it.
+        if (fence && !this.alerted.has(alertKey) && (await this.o.store.recordAlert(fence, this.storeKey, alertKey))) {
           this.alerted.add(alertKey);
           const l = liveness(entry, now, this.o.liveness);
-          await this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, t.to, l, now));
+          const to = t.to;
+          const post = () => this.o.api.createComment(this.o.repo, this.o.issue, alertBody(entry, to, l, now));
+          await (this.o.fencedWrite ? this.o.fencedWrite("alert", post) : post());
         }
       }
     }
@@ -176,6 +244,11 @@ export class SessionTracker {
     this.dashboard.stop();
   }
 
+  /** Resolves when the entries changed so far are in the store. */
+  async entriesStored(): Promise<void> {
+    while (this.persisting) await this.persisting;
+  }
+
   private noteComment(c: CommentRecord): void {
     const t = Date.parse(c.updatedAt);
     if (t > this.pollFromMs) this.pollFromMs = t;
@@ -185,9 +258,39 @@ export class SessionTracker {
     }
   }
 
-  /** Kept off the delivery hot path: gauges are refreshed when /metrics is scraped. */
+  /** Kept off the delivery hot path: gauges are refreshed when /metrics is scraped; entries are stored once per turn of the event loop. */
   private afterChange(): void {
     this.dashboard.markDirty();
+    this.persistEntries();
+  }
+
+  /** Write the entries that changed since the last write (derived entries are cached objects: identity tells). */
+  private persistEntries(): void {
+    if (this.persisting) {
+      this.persistAgain = true;
+      return;
+    }
+    this.persisting = new Promise<void>((r) => setImmediate(r))
+      .then(async () => {
+        const current = new Map<string, AgentEntry>();
+        const changed: AgentEntry[] = [];
+        for (const e of this.projection.snapshot().entries) {
+          const k = entryKey(e.agent, e.session);
+          current.set(k, e);
+          if (this.persisted.get(k) !== e) changed.push(e);
+        }
+        const removed = [...this.persisted.entries()].filter(([k]) => !current.has(k)).map(([, e]) => ({ agent: e.agent, session: e.session }));
+        if (changed.length || removed.length) await this.o.store.putEntries(this.storeKey, changed, removed);
+        this.persisted = current;
+      })
+      .catch((e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "storing entries failed; will retry on the next change"))
+      .finally(() => {
+        this.persisting = null;
+        if (this.persistAgain) {
+          this.persistAgain = false;
+          this.persistEntries();
+        }
+      });
   }
 
   /** Refresh this issue's gauges (called by the /metrics handler). */

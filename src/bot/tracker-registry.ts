@@ -4,6 +4,10 @@ import type { TrustPolicy } from "../projection/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { SessionTracker } from "./session-tracker.ts";
+import { IssueLease } from "./issue-lease.ts";
+import type { ReplicaCoordinator } from "./replica-coordinator.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
+import { issueKey } from "../projection-store/index.ts";
 
 export interface TrackerRegistryDeps {
   api: ForgejoApi;
@@ -13,6 +17,11 @@ export interface TrackerRegistryDeps {
   logger: Logger;
   metrics: BotMetrics;
   now: () => Date;
+  store: ProjectionStore;
+  /** This process's name in leases (host, pid, random). */
+  holder: string;
+  /** Replicas on a shared PostgreSQL store (see ReplicaCoordinator). */
+  replica?: Pick<ReplicaCoordinator, "mayTake" | "beforeStart" | "fencedWrite">;
 }
 
 /**
@@ -56,13 +65,31 @@ export class TrackerRegistry {
     return p;
   }
 
-  stopAll(): void {
-    for (const t of this.trackers.values()) t.stop();
+  /** Stop every tracker; give up their leases so another process takes over at once. */
+  async stopAll(): Promise<void> {
+    for (const t of this.trackers.values()) {
+      t.stop();
+      await t.entriesStored();
+      await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
+    }
   }
 
   private async start(repo: RepoRef, issue: number, k: string): Promise<SessionTracker> {
     const { config, logger } = this.d;
+    let tracker: SessionTracker | null = null;
+    const replica = this.d.replica;
+    const lease = new IssueLease({
+      store: this.d.store,
+      name: issueKey(repo, issue),
+      holder: this.d.holder,
+      ttlMs: config.leaseTtlMs,
+      logger: logger.child({ issue: k }),
+      onAcquired: () => tracker?.dashboard.markDirty(),
+      ...(replica ? { mayTake: () => replica.mayTake() } : {}),
+    });
     const t = new SessionTracker({
+      store: this.d.store,
+      lease,
       api: this.d.api,
       repo,
       issue,
@@ -75,10 +102,15 @@ export class TrackerRegistry {
       logger: logger.child({ issue: k }),
       metrics: this.d.metrics,
       now: this.d.now,
+      ...(replica ? { fencedWrite: <T>(kind: string, write: () => Promise<T>) => replica.fencedWrite(lease, this.d.holder, kind, write) } : {}),
     });
-    await t.reconcile();
+    tracker = t;
+    // Replicas: where this tracker's change feed starts, taken before it reads the store.
+    await replica?.beforeStart(t);
+    await lease.tick();
+    const from = await t.start();
     this.trackers.set(k, t);
-    logger.info({ issue: k, comments: t.projection.snapshot().comments }, "watching session issue");
+    logger.info({ issue: k, comments: t.projection.snapshot().comments, from, writer: lease.current() !== null }, "watching session issue");
     return t;
   }
 }

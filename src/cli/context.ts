@@ -1,4 +1,5 @@
-import type { Logger } from "pino";
+import { createRequire } from "node:module";
+import type { DestinationStream, Logger } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
@@ -20,12 +21,24 @@ export interface RepoFlags {
 export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
+  /** The Forgejo client the store uses (for commands that read beyond it). */
+  api: ForgejoApi;
   logger: Logger;
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
   writers: WriterMemory;
   /** Run `fn` against the store; if a cached issue number turned out stale (404), forget it and retry once. */
   withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Where CLI logs go: stderr, as JSON lines for programs, or pretty (pino-pretty in this process,
+ * no worker thread) when a person watches a terminal. pino-pretty loads only then.
+ */
+function stderrLogDestination(): DestinationStream {
+  if (process.stderr.isTTY !== true) return process.stderr as unknown as DestinationStream;
+  const pretty = createRequire(import.meta.url)("pino-pretty") as (o: Record<string, unknown>) => DestinationStream;
+  return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
 /** Build the store from env and flags. Flags win over env. */
@@ -38,7 +51,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   const repo = repoFromEnv(env, flags.repo);
   const logger = createLogger({
     level: flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn"),
-    destination: process.stderr as unknown as import("pino").DestinationStream,
+    destination: stderrLogDestination(),
     secrets: [env.FORGEJO_TOKEN, env.CHECKPOST_SIGNING_KEY ?? ""],
   });
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
@@ -71,6 +84,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   return {
     env,
     store,
+    api,
     logger,
     memoryKey: [url, repo.owner, repo.repo].join("|"),
     writers: new WriterMemory(env.CHECKPOST_CACHE_DIR, io.env),

@@ -123,6 +123,9 @@ export function buildProgram(io: CliIo): Command {
     .option("--app <file>", "app.yml to read", "app.yml")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
 
+  repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))
+    .option("--store <file>", "the bot's store (env CHECKPOST_STORE_FILE; default <CHECKPOST_DATA_DIR>/bot/projection.sqlite)")
+    .action(async (o) => (await import("./commands/rebuild.ts")).rebuild(io, { ...o, debug: debug() }));
   repoFlags(program.command("doctor").description("check a deployment (Forgejo, token, issue, webhook, trust, signing key, bot) and say what to fix; exit 0 only when nothing is wrong"))
     .option("--bot-url <url>", "the bot's base URL, to check it is up, accepts CHECKPOST_API_TOKEN and has its webhook")
     .option("--json", "machine-readable: {ok, checks: [{check, status, message, fix?}]}")

@@ -50,6 +50,7 @@ interface FeedRow extends CommentRow {
 
 const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
 const PAGE = 2_000;
+const DELIVERY_DEADLINE_MS = 6_000;
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
 
@@ -120,9 +121,12 @@ export class PostgresProjectionStore implements ProjectionStore {
     pool.on("error", (e) => o.logger?.warn({ err: e }, "PostgreSQL connection lost; will reconnect"));
     try {
       const c = await pool.connect();
+      const onError = () => undefined; // reported by the failing query (see tx)
+      c.on("error", onError);
       try {
         await migrate(c);
       } finally {
+        c.off("error", onError);
         c.release();
       }
     } catch (e) {
@@ -136,6 +140,9 @@ export class PostgresProjectionStore implements ProjectionStore {
   private nowParam(): number | null {
     return this.clock ? this.clock() : null;
   }
+
+  /** False after a call failed for want of PostgreSQL, until one succeeds again (readiness). */
+  available = true;
 
   /** True when PostgreSQL answers now (readiness). */
   async ping(): Promise<boolean> {
@@ -153,7 +160,23 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   // ---- comments -----------------------------------------------------------
 
+  /**
+   * A webhook delivery's is bounded by a deadline (DELIVERY_DEADLINE_MS): Probot answers a webhook 202
+   * after 9 s whatever the handler does, which would acknowledge what was not
+   * stored; a late failure is a 503 instead. (The transaction may still commit
+   * after the deadline: the redelivery is then a duplicate, which is harmless.)
+   */
   async applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    // Reads (poll, reconcile: no delivery id) have no one waiting on an answer: no deadline.
+    if (deliveryId === null) return this.applyDeliveryNow(issue, deliveryId, events);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`PostgreSQL store: no answer within ${DELIVERY_DEADLINE_MS} ms`)), DELIVERY_DEADLINE_MS);
+    });
+    return Promise.race([this.applyDeliveryNow(issue, deliveryId, events), late]).finally(() => clearTimeout(timer));
+  }
+
+  private async applyDeliveryNow(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
     return this.tx(async (c) => {
       if (deliveryId !== null) {
         const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, this.clock?.() ?? Date.now()]);
@@ -241,6 +264,11 @@ export class PostgresProjectionStore implements ProjectionStore {
       );
       return r.rows.map((x) => x.k);
     });
+  }
+
+  /** The feed position now: readChanges from it returns whatever commits from here on. */
+  async feedCursor(): Promise<FeedCursor> {
+    return this.guard(async () => (await this.pool.query<{ x: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x")).rows[0]?.x ?? "0");
   }
 
   /**
@@ -469,16 +497,22 @@ export class PostgresProjectionStore implements ProjectionStore {
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.guard(async () => {
       const c = await this.pool.connect();
+      // A checked-out client whose connection drops emits "error" besides failing its query: without a
+      // listener that would crash the process. The failed query is what reports it; the client is discarded.
+      let lost: Error | undefined;
+      const onError = (e: Error) => (lost = e);
+      c.on("error", onError);
       try {
         await c.query("BEGIN");
         const out = await fn(c);
         await c.query("COMMIT");
         return out;
       } catch (e) {
-        await c.query("ROLLBACK").catch(() => undefined);
+        if (!lost) await c.query("ROLLBACK").catch(() => undefined);
         throw e;
       } finally {
-        c.release();
+        c.off("error", onError);
+        c.release(lost);
       }
     });
   }
@@ -486,9 +520,15 @@ export class PostgresProjectionStore implements ProjectionStore {
   /** Connection and server errors become StoreUnavailableError; StaleLeaseError passes through. */
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const out = await fn();
+      if (!this.available) this.log?.info("PostgreSQL answers again");
+      this.available = true;
+      return out;
     } catch (e) {
-      if (e instanceof StaleLeaseError || e instanceof StoreUnavailableError) throw e;
+      if (e instanceof StaleLeaseError) throw e;
+      if (this.available) this.log?.error({ err: e }, "the shared store is unavailable: not ready, deliveries answered 503 until it answers again");
+      this.available = false;
+      if (e instanceof StoreUnavailableError) throw e;
       throw new StoreUnavailableError(`PostgreSQL store: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   }

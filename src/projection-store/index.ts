@@ -6,3 +6,4 @@ export { createSqliteProjectionStore } from "./sqlite-projection-store.ts";
 export { foldStoredComment } from "./fold-stored-comment.ts";
 export { advanceWatermark } from "./advance-watermark.ts";
 export { isProtocolBody } from "./is-protocol-body.ts";
+export { rebuildIssue } from "./rebuild-issue.ts";

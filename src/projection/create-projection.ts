@@ -30,6 +30,12 @@ export interface Projection {
    * `apply`: every held id not in `listed` is deleted (tombstoned).
    */
   retainOnly(listed: ReadonlySet<number>): boolean;
+  /**
+   * Load one comment as a ProjectionStore kept it (the bot's restart): the
+   * newest version, its digest, whether two bodies were ever seen, and the body
+   * only for protocol comments. Deleted ones become tombstones.
+   */
+  restore(c: RestoredComment): void;
   snapshot(): ProjectionSnapshot;
   resume(agent: string, session: string, phaseMap: Readonly<PhaseMap>): ResumeAnswer;
   /** The resume point of agent+session, or, without session, the newest across the agent's sessions. */
@@ -37,6 +43,19 @@ export interface Projection {
   /** Highest live comment id (0 if none). */
   watermark(): number;
   anomalies(): Anomaly[];
+}
+
+/** What `restore` takes (a StoredComment of src/projection-store). */
+export interface RestoredComment {
+  id: number;
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+  htmlUrl?: string;
+  hash: string;
+  multi: boolean;
+  body: string | null;
+  deleted: boolean;
 }
 
 interface Held {
@@ -357,6 +376,24 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       let changed = false;
       for (const id of [...live.keys()]) if (!listed.has(id)) changed = remove(id) || changed;
       return changed;
+    },
+    restore(c) {
+      if (c.hash !== "") {
+        if (c.body !== null) {
+          upsert({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}) });
+          const held = live.get(c.id);
+          if (held && c.multi && !held.version.multi) {
+            held.version.multi = true; // the record shares this object
+            markDirty(held.record);
+          }
+        } else if (!live.has(c.id) && !tombs.has(c.id)) {
+          const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
+          live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null });
+          if (c.id > maxId) maxId = c.id;
+          if (updatedMs > maxUpdatedMs) maxUpdatedMs = updatedMs;
+        }
+      }
+      if (c.deleted) remove(c.id);
     },
     snapshot() {
       refreshWatermark();

@@ -8,6 +8,7 @@ import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
 import { Writable } from "node:stream";
+import type { Logger } from "pino";
 
 export const SECRET = "test-webhook-secret-123";
 /** The bot API's bearer token in tests (CHECKPOST_API_TOKEN). */
@@ -16,6 +17,9 @@ export const API_TOKEN = "test-api-token-0123456789abcdef";
 export interface BotWorld {
   forge: ForgeServer;
   bot: Bot;
+  /** The config the bot was started with (to start another on the same forge). */
+  config: BotConfig;
+  logger: Logger;
   repo: { owner: string; repo: string };
   issue: number;
   botToken: string;
@@ -81,6 +85,8 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   return {
     forge,
     bot,
+    config,
+    logger,
     repo: { owner: "agent", repo: "work" },
     issue,
     botToken,

@@ -1,0 +1,73 @@
+import type { Logger } from "pino";
+import type { Fence, Lease, ProjectionStore } from "../projection-store/index.ts";
+
+/**
+ * This process's claim to be the one writer of a session issue, kept in the
+ * ProjectionStore under the issue's key. `tick` (the lease timer, every third
+ * of the TTL) renews a held lease or tries to take a free or expired one.
+ * Forgejo cannot check a fencing token, so writes to it are preceded by a
+ * store-side fence check (`holds`): a writer deposed between that check and
+ * its request can make at most that one late write.
+ */
+export class IssueLease {
+  private lease: Lease | null = null;
+
+  constructor(
+    private readonly o: {
+      store: ProjectionStore;
+      name: string;
+      holder: string;
+      ttlMs: number;
+      logger: Pick<Logger, "info" | "warn">;
+      /** Called when this process becomes the writer (to write what is pending). */
+      onAcquired?: () => void;
+      /** Replicas: whether this process may take one more lease now (its fair share); default always. */
+      mayTake?: () => boolean;
+    },
+  ) {}
+
+  /** The fence to carry on leader writes, or null when not the writer. */
+  current(): Fence | null {
+    return this.lease && this.lease.expiresAtMs > Date.now() ? { name: this.lease.name, token: this.lease.token } : null;
+  }
+
+  /** Whether the store still names this process the writer (checked right before a Forgejo write). */
+  async holds(): Promise<boolean> {
+    const fence = this.current();
+    if (!fence) return false;
+    try {
+      await this.o.store.checkFence(fence);
+      return true;
+    } catch {
+      this.lost("the store names another writer");
+      return false;
+    }
+  }
+
+  async tick(): Promise<void> {
+    if (this.lease) {
+      const renewed = await this.o.store.renewLease(this.lease, this.o.ttlMs);
+      if (renewed) this.lease = renewed;
+      else this.lost("renewal refused");
+      return;
+    }
+    if (this.o.mayTake && !this.o.mayTake()) return;
+    const got = await this.o.store.acquireLease(this.o.name, this.o.holder, this.o.ttlMs);
+    if (got) {
+      this.lease = got;
+      this.o.logger.info({ lease: got.name, token: got.token }, "this process is now the issue's writer");
+      this.o.onAcquired?.();
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.lease) await this.o.store.releaseLease(this.lease);
+    this.lease = null;
+  }
+
+  private lost(why: string): void {
+    if (!this.lease) return;
+    this.o.logger.warn({ lease: this.lease.name, token: this.lease.token, why }, "lease lost: another process is the issue's writer now");
+    this.lease = null;
+  }
+}

@@ -1,0 +1,117 @@
+import type { Logger } from "pino";
+import type { FeedCursor, PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import { StaleLeaseError } from "../projection-store/index.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import type { IssueLease } from "./issue-lease.ts";
+import type { SessionTracker } from "./session-tracker.ts";
+
+export interface ReplicaCoordinatorOptions {
+  replicaId: string;
+  feedIntervalMs: number;
+  leaseTtlMs: number;
+  logger: Logger;
+  metrics: BotMetrics;
+}
+
+/**
+ * One replica's part in a scaled-out bot (docs/scale-out.md), beside the
+ * trackers' own store-first writes and IssueLease:
+ * - the change feed: every feedIntervalMs, fold into each tracker what the
+ *   other replicas stored, so every replica serves /api/* from the shared state;
+ * - lease spreading: a replica takes free leases only up to its share of the
+ *   issues over the live replicas (heartbeats), and gives one back per round
+ *   when it holds more, so issues spread over replicas;
+ * - fenced writes: each Forgejo write is begun only while the lease's token is
+ *   current and is logged with it (the chaos test counts overlaps from the log).
+ */
+export class ReplicaCoordinator {
+  private readonly cursors = new Map<SessionTracker, FeedCursor>();
+  private trackers: () => SessionTracker[] = () => [];
+  private timers: NodeJS.Timeout[] = [];
+  private liveReplicas = 1;
+  private stopped = false;
+
+  constructor(
+    readonly store: PostgresProjectionStore,
+    private readonly o: ReplicaCoordinatorOptions,
+  ) {}
+
+  get replicaId(): string {
+    return this.o.replicaId;
+  }
+
+  attach(trackers: () => SessionTracker[]): void {
+    this.trackers = trackers;
+  }
+
+  /** Before a tracker first reads the store: its feed starts here, so nothing committed after that read is missed. */
+  async beforeStart(t: SessionTracker): Promise<void> {
+    this.cursors.set(t, await this.store.feedCursor());
+  }
+
+  /** Issues this replica leads now. */
+  held(): SessionTracker[] {
+    return this.trackers().filter((t) => t.o.lease.current() !== null);
+  }
+
+  /** This replica's fair share of leases: the issues over the live replicas, rounded up. */
+  share(): number {
+    return Math.max(1, Math.ceil(this.trackers().length / Math.max(1, this.liveReplicas)));
+  }
+
+  mayTake(): boolean {
+    return !this.stopped && this.held().length < this.share();
+  }
+
+  async fencedWrite<T>(lease: IssueLease, holder: string, kind: string, write: () => Promise<T>): Promise<T> {
+    const fence = lease.current();
+    if (!fence) throw new StaleLeaseError(kind, 0, null);
+    return this.store.fencedWrite({ ...fence, holder }, kind, write);
+  }
+
+  /** Fold what other replicas stored since the last round. */
+  async followFeed(): Promise<void> {
+    for (const t of this.trackers()) {
+      const cursor = this.cursors.get(t);
+      if (cursor === undefined) continue;
+      const { events, cursor: next } = await this.store.readChanges(t.storeKey, cursor);
+      if (events.length) t.fold(events);
+      this.cursors.set(t, next);
+    }
+  }
+
+  /** Heartbeat, count live replicas, give back one lease above the share. */
+  async balance(): Promise<void> {
+    this.liveReplicas = await this.store.heartbeat(this.o.replicaId, this.o.leaseTtlMs);
+    const held = this.held();
+    if (held.length > this.share()) {
+      const give = held[held.length - 1] as SessionTracker;
+      await give.o.lease.release();
+      this.o.metrics.leaseChanges.inc({ change: "released" });
+      this.o.logger.info({ issue: give.storeKey, share: this.share(), replicas: this.liveReplicas }, "gave a lease back so leases spread over the replicas");
+    }
+    this.o.metrics.leasesHeld.set(this.held().length);
+  }
+
+  start(): void {
+    const loop = (everyMs: number, what: string, fn: () => Promise<void>) => {
+      let busy = false;
+      const h = setInterval(() => {
+        if (busy || this.stopped) return;
+        busy = true;
+        fn()
+          .catch((e: unknown) => this.o.logger.warn({ err: e }, `${what} failed; will try again`))
+          .finally(() => (busy = false));
+      }, everyMs);
+      h.unref();
+      this.timers.push(h);
+    };
+    loop(this.o.feedIntervalMs, "following the shared store", () => this.followFeed());
+    loop(Math.max(100, Math.floor(this.o.leaseTtlMs / 3)), "replica heartbeat", () => this.balance());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timers.forEach(clearInterval);
+  }
+}

@@ -1,0 +1,29 @@
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { CommentEvent } from "../projection/index.ts";
+import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
+import { issueKey } from "./issue-key.ts";
+import type { ProjectionStore } from "./projection-store.ts";
+
+/**
+ * Forget what the store holds about one session issue and read it again, whole,
+ * from Forgejo (`checkpost rebuild`). Entries are not derived here: they depend
+ * on the bot's trust policy, and the bot derives and stores them from these
+ * comments when it next starts. Returns the number of live comments stored.
+ */
+export async function rebuildIssue(o: { api: ForgejoApi; store: ProjectionStore; repo: RepoRef; issue: number; readWindowSize?: number }): Promise<number> {
+  const key = issueKey(o.repo, o.issue);
+  await o.store.clearIssue(key);
+  let folding = Promise.resolve();
+  await forEachCommentBatch(
+    o.api,
+    o.repo,
+    o.issue,
+    (batch) => {
+      const events: CommentEvent[] = batch.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
+      folding = folding.then(async () => void (await o.store.applyDelivery(key, null, events)));
+    },
+    o.readWindowSize ? { windowSize: o.readWindowSize } : {},
+  );
+  await folding;
+  return o.store.commentCount(key);
+}

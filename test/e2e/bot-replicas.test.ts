@@ -1,0 +1,182 @@
+// Two bot replicas on one real PostgreSQL behind a round-robin dispatcher.
+import { Writable } from "node:stream";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import type { BotConfig } from "../../src/bot/bot-config.ts";
+import { createBot } from "../../src/bot/create-bot.ts";
+import type { Bot } from "../../src/bot/create-bot.ts";
+import { startForge } from "../../src/forge/index.ts";
+import type { ForgeServer } from "../../src/forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
+import { createLogger } from "../../src/log/create-logger.ts";
+import { PostgresProjectionStore } from "../../src/postgres-store/postgres-projection-store.ts";
+import { issueKey } from "../../src/projection-store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/store/index.ts";
+import { RoundRobinDispatcher } from "../helpers/round-robin-dispatcher.ts";
+import { testPostgres } from "../helpers/test-postgres.ts";
+
+const server = testPostgres();
+const SECRET = "replica-webhook-secret";
+const API_TOKEN = "replica-api-token-0123456789abcdef";
+const REPO = { owner: "agent", repo: "work" };
+
+describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (skipped: ${server.skipReason})`}`, () => {
+  let forge: ForgeServer;
+  let dispatcher: RoundRobinDispatcher;
+  let dbUrl = "";
+  let issue = 0;
+  let agent: SessionStore;
+  let observer: PostgresProjectionStore;
+  const bots: Bot[] = [];
+  let config: BotConfig;
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: "info",
+    pretty: false,
+    destination: new Writable({
+      write(chunk, _e, cb) {
+        logs.push(String(chunk));
+        cb();
+      },
+    }),
+  });
+  const startReplica = async (id: string) => {
+    const bot = await createBot({ ...config, leaseTtlMs: 3_000, database: { url: dbUrl, feedIntervalMs: 50, replicaId: id } }, { logger });
+    bots.push(bot);
+    return bot;
+  };
+  const live = () => bots.filter((b) => b.server.listening);
+  const get = async (bot: Bot, path: string) => {
+    const r = await fetch(`${bot.url}${path}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    return { status: r.status, body: (await r.json()) as unknown };
+  };
+  const leader = () => live().filter((b) => b.trackers().some((t) => t.o.lease.current() !== null));
+
+  beforeAll(async () => {
+    dbUrl = await server.freshDatabase();
+    forge = await startForge({ port: 0 });
+    const a = forge.admin;
+    for (const u of ["checkpost-bot", "agent"]) a.createUser(u);
+    const botToken = a.createToken("checkpost-bot");
+    const agentToken = a.createToken("agent");
+    a.createRepo("agent", "work");
+    a.addCollaborator("agent", "work", "checkpost-bot", "write");
+    a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
+    issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes.\n", labels: [DEFAULT_SESSION_LABEL] }).number;
+    config = {
+      ...defaultBotConfig({ url: forge.url, token: botToken }, [REPO]),
+      trustedAuthors: ["agent"],
+      webhookSecret: SECRET,
+      apiTokens: [API_TOKEN],
+      port: 0,
+      pollIntervalMs: 0,
+      reconcileIntervalMs: 0,
+      dashboardIntervalMs: 0,
+      livenessIntervalMs: 0,
+      retries: 2,
+      timeoutMs: 5_000,
+    };
+    dispatcher = new RoundRobinDispatcher({ backends: () => live().map((b) => `${b.url}${config.webhookPath}`), mode: "sync" });
+    await dispatcher.start();
+    const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token: agentToken, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
+    await api.createHook(REPO, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: dispatcher.url, content_type: "json", secret: SECRET } });
+    agent = new SessionStore({ api, repo: REPO, issue });
+    await Promise.all([startReplica("r1"), startReplica("r2")]);
+    observer = await PostgresProjectionStore.open({ url: dbUrl });
+  });
+  afterAll(async () => {
+    for (const b of live()) await b.stop();
+    await observer?.close();
+    await dispatcher?.close();
+    await forge?.close();
+  });
+
+  it("any replica takes any delivery; every replica answers the same from the shared store", async () => {
+    for (let i = 1; i <= 6; i++) await agent.save({ agent: `w${i % 3}`, session: "s1", phase: `p${i}`, data: { i } });
+    await forge.admin.idle();
+    // Both replicas handled some deliveries (round-robin), and each comment was stored once.
+    const handled = await Promise.all(bots.map(async (b) => (await b.metrics.deliveries.get()).values.filter((v) => v.labels.result === "applied").reduce((n, v) => n + v.value, 0)));
+    expect(handled.every((n) => n > 0)).toBe(true);
+    const counts = await observer.appliedCounts(issueKey(REPO, issue));
+    expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(counts.size).toBe(6);
+    // The other replica sees each write within the feed interval.
+    await vi.waitFor(
+      async () => {
+        const answers = await Promise.all(bots.map((b) => get(b, "/api/resume?agent=w1&session=s1")));
+        for (const a of answers) expect(a.body).toMatchObject({ phase: "p4", state: { i: 4 } });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    const agents = await Promise.all(bots.map(async (b) => ((await get(b, "/api/agents")).body as { agents: { agent: string; latest: { phase: string } }[] }).agents.map((x) => [x.agent, x.latest.phase])));
+    expect(agents[0]).toEqual(agents[1]);
+    expect(agents[0]).toHaveLength(3);
+  });
+
+  it("exactly one replica leads the issue and only it writes the dashboard, fenced by its token", async () => {
+    await vi.waitFor(() => expect(leader()).toHaveLength(1), { timeout: 5_000, interval: 50 });
+    for (const b of bots) await b.flushDashboards();
+    const log = await observer.writeLog(issueKey(REPO, issue));
+    expect(log.length).toBeGreaterThan(0);
+    const lease = await observer.currentLease(issueKey(REPO, issue));
+    // Writes under different tokens never overlap in time (a busy machine may have let r1 renew late and re-take its lease).
+    for (const w of log) for (const v of log) if (w.token < v.token) expect(w.endedMs!).toBeLessThanOrEqual(v.startedMs);
+    expect(log.at(-1)).toMatchObject({ holder: lease?.holder, token: lease?.token });
+    expect(lease?.holder).toBe(leader()[0]?.replica?.replicaId);
+    const body = (await new ForgejoApi(new ForgejoClient({ url: forge.url, token: config.token })).getIssue(REPO, issue)).body;
+    expect(body).toContain("w1");
+  });
+
+  it("when the leader stops, the other replica takes the lease with a higher token and writes the dashboard", async () => {
+    const key = issueKey(REPO, issue);
+    const before = (await observer.currentLease(key))!;
+    const old = leader()[0]!;
+    await old.stop();
+    await vi.waitFor(() => expect(leader()).toHaveLength(1), { timeout: 3_000, interval: 20 });
+    const after = (await observer.currentLease(key))!;
+    expect(after.token).toBeGreaterThan(before.token);
+    expect(after.holder).not.toBe(before.holder);
+    await agent.save({ agent: "w9", session: "s1", phase: "after-failover", data: {} });
+    await forge.admin.idle();
+    await leader()[0]!.flushDashboards();
+    const log = await observer.writeLog(key);
+    expect(log.at(-1)).toMatchObject({ holder: after.holder, token: after.token });
+  });
+
+  it("while PostgreSQL is unavailable: not ready, deliveries answered 503, nothing acknowledged; the delivery lands once it is back", async () => {
+    const bot = live()[0]!;
+    const admin = new pg.Client({ connectionString: server.url ?? "" });
+    await admin.connect();
+    const db = new URL(dbUrl).pathname.slice(1);
+    const refusedBefore = dispatcher.stats.statuses[503] ?? 0;
+    let saved: Promise<unknown> = Promise.resolve();
+    try {
+      await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS false`);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [db]);
+      saved = agent.save({ agent: "w7", session: "s1", phase: "during-outage", data: {} });
+      await saved;
+      // Forgejo's delivery reaches a replica, which refuses it: nothing acknowledged that was not stored.
+      await vi.waitFor(() => expect(dispatcher.stats.statuses[503] ?? 0).toBeGreaterThan(refusedBefore), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(async () => expect((await get(bot, "/readyz")).status).toBe(503), { timeout: 5_000, interval: 50 });
+      expect((await get(bot, "/readyz")).body).toEqual({ status: "store unavailable" });
+    } finally {
+      await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    // The dispatcher sends it again (as Forgejo's redelivery would) and now it is stored, once.
+    await forge.admin.idle();
+    await vi.waitFor(async () => expect((await get(bot, "/readyz")).status).toBe(200), { timeout: 5_000, interval: 50 });
+    await observer.close();
+    observer = await PostgresProjectionStore.open({ url: dbUrl });
+    const counts = await observer.appliedCounts(issueKey(REPO, issue));
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    await vi.waitFor(
+      async () => {
+        for (const b of live()) expect((await get(b, "/api/resume?agent=w7&session=s1")).body).toMatchObject({ phase: "during-outage" });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    expect(logs.some((l) => l.includes("the shared store is unavailable"))).toBe(true);
+  });
+});
