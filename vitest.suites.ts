@@ -8,9 +8,11 @@ export const SLOW_SUITES = [
   "test/reliability/crash.test.ts",
   "test/reliability/faults.test.ts",
   "test/reliability/fuzz.test.ts",
+  "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
   "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
 ];
