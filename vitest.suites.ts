@@ -14,4 +14,5 @@ export const SLOW_SUITES = [
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
   "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
+  "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
 ];
