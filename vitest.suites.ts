@@ -14,8 +14,10 @@ export const SLOW_SUITES = [
   "test/security/huge-comment.test.ts",
   "test/security/web-view-xss.test.ts",
   "test/security/web-view-browser.test.ts",
+  "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
 ];

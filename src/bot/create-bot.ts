@@ -104,11 +104,13 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
+    { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {
     replica.attach(() => registry.all());

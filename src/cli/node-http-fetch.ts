@@ -27,11 +27,11 @@ class NodeResponse {
     this.headers = new Headers(rawHeaders);
   }
   /**
-   * The body as text, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
-   * false) and takes a string as is, where a stream would need the global Response, and so undici.
+   * The body as bytes, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
+   * false) and takes bytes as is, where a stream would need the global Response, and so undici.
    */
-  get body(): string {
-    return this.buffer.toString("utf8");
+  get body(): Uint8Array {
+    return this.buffer;
   }
   async text(): Promise<string> {
     return this.buffer.toString("utf8");

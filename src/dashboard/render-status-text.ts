@@ -21,6 +21,7 @@ type Style = keyof typeof CODES;
  * and line/paragraph separators become "?"; at most `max` characters.
  */
 function clean(s: string, max = 60): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, "?");
   const chars = [...t];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : t;
@@ -55,6 +56,7 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
     }
   };
   // Width by visible characters: colour codes do not take room.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: our own colour codes take no room
   const visible = (s: string) => [...s.replace(/\u001b\[[0-9;]*m/g, "")].length;
   const table = (rows: string[][], indent = "  ") => {
     const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ""))));

@@ -32,6 +32,8 @@ export interface CallOptions<S extends z.ZodType> {
   params?: Record<string, string | number | boolean | undefined>;
   /** JSON body. */
   data?: unknown;
+  /** Request headers beyond the defaults (a multipart body's content-type). */
+  headers?: Record<string, string>;
   schema: S;
   what?: string;
   /** false: one attempt only (the caller runs its own loop, e.g. exactly-once saves). */
@@ -150,6 +152,7 @@ export class ForgejoClient {
     const params: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
     if (options.data !== undefined) params["data"] = options.data;
+    if (options.headers !== undefined) params["headers"] = options.headers;
     let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
     let data: unknown;
     try {
@@ -197,12 +200,23 @@ export class ForgejoClient {
 
 /**
  * A success body as JSON (V8's `JSON.parse` is iterative for strings: any size
- * Forgejo sends is fine), text for other types, undefined when empty (204).
+ * Forgejo sends is fine), bytes for binary types, text otherwise, undefined when empty (204).
  */
 export async function responseData(body: unknown, headers: Record<string, unknown>): Promise<unknown> {
   if (body === null || body === undefined || body === "") return undefined;
-  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
   const type = String(headers["content-type"] ?? "").toLowerCase();
+  // Attachments (application/octet-stream, gzip…) are bytes, not text.
+  const binary = type !== "" && !type.startsWith("text/") && !/^application\/([a-z.+-]+\+)?json\b/.test(type);
+  if (body instanceof Uint8Array) {
+    // Already read (the CLI's node:http fetch): no stream, no undici.
+    if (binary) return body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength);
+    return parseText(new TextDecoder().decode(body), type);
+  }
+  if (binary && typeof body !== "string") return await new Response(body as ReadableStream).arrayBuffer();
+  return parseText(typeof body === "string" ? body : await new Response(body as ReadableStream).text(), type);
+}
+
+function parseText(text: string, type: string): unknown {
   if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
   try {
     return JSON.parse(text) as unknown;
