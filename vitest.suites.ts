@@ -8,6 +8,12 @@ export const SLOW_SUITES = [
   "test/reliability/crash.test.ts",
   "test/reliability/faults.test.ts",
   "test/reliability/fuzz.test.ts",
+  "test/reliability/trust-suite.test.ts",
+  // trust at size: 20,000 untrusted names, a 30 MiB comment; and the web view in headless Chromium
+  "test/security/untrusted-names.test.ts",
+  "test/security/huge-comment.test.ts",
+  "test/security/web-view-xss.test.ts",
+  "test/security/web-view-browser.test.ts",
   "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
