@@ -75,6 +75,8 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
       : undefined;
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
+  // Before discovery: the lease share counts the trackers already started.
+  replica?.attach(() => registry.all());
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
@@ -111,7 +113,6 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
   ]);
   if (replica) {
-    replica.attach(() => registry.all());
     await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
     replica.start();
   }
@@ -140,7 +141,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       if (stopped) return;
       stopped = true;
       stopTimers();
-      replica?.stop();
+      await replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await receiver.idle();
