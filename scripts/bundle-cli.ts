@@ -5,7 +5,7 @@
  * does not need stay external and load from node_modules only when their command runs.
  */
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -25,5 +25,6 @@ await build({
   external: ["better-sqlite3", "probot", "prom-client", "pino-pretty", "marked", "sanitize-html", "yaml", "pg"],
   // Bundled CommonJS packages (pino) call require(); give the ESM bundle one.
   banner: { js: 'import { createRequire as __checkpostRequire } from "node:module"; const require = __checkpostRequire(import.meta.url);' },
+  define: { CHECKPOST_VERSION: JSON.stringify((JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string }).version) },
   logLevel: "warning",
 });

@@ -106,11 +106,13 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
+    { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {
     await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
@@ -170,6 +172,9 @@ async function listen(
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  // A client that trickles its headers or body cannot hold a connection for Node's default 5 minutes.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { startForge } from "../forge/index.ts";
@@ -11,6 +11,8 @@ export interface EmbeddedWorld {
   forge: ForgeServer;
   token: string;
   login: string;
+  /** A person's web sign-in (user "demo", write access; a new password each start). */
+  person: { login: string; password: string };
   repo: { owner: string; repo: string };
   issue: number;
   /** Registers (or re-registers) the webhook to the bot with this secret. */
@@ -24,19 +26,34 @@ export interface EmbeddedWorld {
 export async function startEmbeddedForgejo(o: { dataDir: string; port: number; title: string; label: string; logger: Logger }): Promise<EmbeddedWorld> {
   const dir = join(o.dataDir, "forge");
   mkdirSync(dir, { recursive: true });
-  const forge = await startForge({ port: o.port, host: "127.0.0.1", dataDir: dir, logger: o.logger.child({ name: "forge" }) });
+  const forge = await startForge({ port: o.port, host: "127.0.0.1", dataDir: dir, logger: o.logger.child({ component: "forge" }) });
   const login = "checkpost";
   const repo = { owner: login, repo: "demo" };
   if (!forge.admin.userExists(login)) forge.admin.createUser(login, { isAdmin: true, fullName: "checkpost" });
   if (!forge.admin.repoExists(repo.owner, repo.repo)) forge.admin.createRepo(repo.owner, repo.repo, { description: "checkpost demo: agents checkpoint here" });
-  // A fresh token each start: tokens are only shown once, as on Forgejo.
-  const token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
-  const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));
+  // A person to sign in to the web view as, with write access (so the dashboard's controls obey them):
+  // not the bot's own user, whose edits and comments the bot ignores. A fresh password each start.
+  const person = "demo";
+  if (!forge.admin.userExists(person)) forge.admin.createUser(person, { fullName: "demo person" });
+  forge.admin.addCollaborator(repo.owner, repo.repo, person, "write");
+  const password = randomBytes(9).toString("base64url");
+  forge.admin.setPassword(person, password);
+  // The demo token is kept in the data directory (owner-only file) and reused while Forgejo still
+  // accepts it, so a restart does not mint another site-admin token each time.
+  const tokenFile = join(dir, "demo-token");
+  let token = readSecretFile(tokenFile);
+  let api = token ? new ForgejoApi(new ForgejoClient({ url: forge.url, token, retries: 0 })) : undefined;
+  if (!token || !api || !(await api.currentUser().then((u) => u.login === login, () => false))) {
+    token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
+    writeSecretFile(tokenFile, token);
+    api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));
+  }
   const issue = (await locateIssue(api, repo, { title: o.title, label: o.label, create: true })).number;
   return {
     forge,
     token,
     login,
+    person: { login: person, password },
     repo,
     issue,
     async connectWebhook(botUrl, secret, path) {
@@ -48,3 +65,18 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
 }
 
 export const randomSecret = () => randomBytes(24).toString("hex");
+
+/** A secret kept in a file only its owner can read; undefined when there is none yet. */
+export function readSecretFile(file: string): string | undefined {
+  try {
+    const v = readFileSync(file, "utf8").trim();
+    return v || undefined;
+  } catch {
+    return undefined; // first start
+  }
+}
+
+export function writeSecretFile(file: string, value: string): void {
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600); // an older file keeps its mode on overwrite
+}

@@ -13,7 +13,12 @@ export type { ApiDeps } from "./api-routes.ts";
  */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, d: ApiDeps & { guard: ApiAccessGuard }): Promise<boolean> {
   if (req.method !== "GET" && req.method !== "HEAD") return false;
-  const url = new URL(req.url ?? "/", "http://bot.local");
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", "http://bot.local");
+  } catch {
+    return false; // no route can match a target that is not a URL: 404
+  }
   const route = Object.hasOwn(apiRoutes, url.pathname) ? apiRoutes[url.pathname] : undefined;
   if (!route) return false;
   if (!d.guard.allows(req, url.pathname)) {

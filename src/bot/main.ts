@@ -1,10 +1,19 @@
 // `npm start`: the bot, against FORGEJO_URL or, when unset, an embedded Forgejo.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { ClientEnvSchema, parseEnv } from "../config/env.ts";
 import { CheckpostError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
 import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "./bot-config-from-env.ts";
 import { createBot } from "./create-bot.ts";
-import { randomSecret, startEmbeddedForgejo } from "./embedded-forgejo.ts";
+import { randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
+
+/** EADDRINUSE → an error naming the variable that picks the port. */
+const portHint = (variable: string, port: number) => (e: unknown): never => {
+  if ((e as NodeJS.ErrnoException)?.code === "EADDRINUSE")
+    throw new CheckpostError(`port ${port} is already in use (is checkpost already running?). Stop that process or set ${variable} to a free port, e.g. ${variable}=${port + 10} npm start`);
+  throw e;
+};
 
 async function main(): Promise<void> {
   const base = parseEnv(ClientEnvSchema, process.env);
@@ -14,32 +23,38 @@ async function main(): Promise<void> {
   if (base.FORGEJO_URL) {
     const env = loadBotEnv(process.env);
     if (!env.FORGEJO_TOKEN) throw new CheckpostError("FORGEJO_TOKEN is required with FORGEJO_URL (a token of the bot's user with write:issue and read:repository).");
-    const bot = await createBot(botConfigFromEnv(env, { url: base.FORGEJO_URL, token: env.FORGEJO_TOKEN }), { logger });
+    const bot = await createBot(botConfigFromEnv(env, { url: base.FORGEJO_URL, token: env.FORGEJO_TOKEN }), { logger }).catch(portHint("PORT", env.PORT));
     stops.push(bot.stop);
     logger.info({ url: bot.url, webhooks: `${bot.url}${env.WEBHOOK_PATH}`, sessions: bot.trackers().map((t) => t.key) }, "checkpost bot running");
   } else {
     // Embedded mode: we own both ends, so a secret is made up when none is given.
-    const env = parseEnv(BotEnvSchema, { ...process.env, WEBHOOK_SECRET: process.env["WEBHOOK_SECRET"] || randomSecret() });
-    const world = await startEmbeddedForgejo({ dataDir: env.CHECKPOST_DATA_DIR, port: env.CHECKPOST_FORGE_PORT, title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL, logger });
+    const dataDir = process.env["CHECKPOST_DATA_DIR"] || ".data";
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // The bot API needs a bearer token (CHECKPOST_API_TOKEN); one is made up on the first start and
+    // kept in the data directory (owner-only), so the printed token stays valid across restarts.
+    const apiTokenFile = join(dataDir, "api-token");
+    const apiToken = process.env["CHECKPOST_API_TOKEN"] || readSecretFile(apiTokenFile) || randomSecret();
+    if (!process.env["CHECKPOST_API_TOKEN"]) writeSecretFile(apiTokenFile, apiToken);
+    const env = parseEnv(BotEnvSchema, { ...process.env, WEBHOOK_SECRET: process.env["WEBHOOK_SECRET"] || randomSecret(), CHECKPOST_API_TOKEN: process.env["CHECKPOST_API_TOKEN"] || apiToken });
+    const world = await startEmbeddedForgejo({ dataDir: env.CHECKPOST_DATA_DIR, port: env.CHECKPOST_FORGE_PORT, title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL, logger }).catch(
+      portHint("CHECKPOST_FORGE_PORT", env.CHECKPOST_FORGE_PORT),
+    );
     stops.push(() => world.forge.close());
     const repoSpec = `${world.repo.owner}/${world.repo.repo}`;
-    const bot = await createBot(botConfigFromEnv({ ...env, CHECKPOST_REPOSITORIES: repoSpec }, { url: world.forge.url, token: world.token }), { logger });
+    const bot = await createBot(botConfigFromEnv({ ...env, CHECKPOST_REPOSITORIES: repoSpec }, { url: world.forge.url, token: world.token }), { logger }).catch(portHint("PORT", env.PORT));
     stops.unshift(bot.stop);
     await world.connectWebhook(bot.url, env.WEBHOOK_SECRET as string, env.WEBHOOK_PATH);
-    const lines = [
-      "",
-      "checkpost is running on an embedded Forgejo (data in " + env.CHECKPOST_DATA_DIR + "/forge).",
-      `  Session issue (web view): ${world.forge.url}/${repoSpec}/issues/${world.issue}`,
-      `  Forgejo API:              ${world.forge.apiUrl}`,
-      `  Bot API:                  ${bot.url}/api/sessions  ${bot.url}/api/resume?agent=implementation-worker&session=demo`,
-      `  Metrics:                  ${bot.url}/metrics`,
-      "",
-      "Try a checkpoint from another terminal:",
-      `  FORGEJO_URL=${world.forge.url} FORGEJO_TOKEN=${world.token} FORGEJO_REPOSITORY=${repoSpec} \\`,
-      `    npx checkpost save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}'`,
-      "",
-    ];
-    process.stdout.write(lines.join("\n") + "\n");
+    // One "ready" line with everything to open or call, then the line to try a save.
+    const ready = [
+      `checkpost ready: web view ${world.forge.url}/${repoSpec}/issues/${world.issue}`,
+      `sign in as ${world.person.login} / ${world.person.password} to tick the dashboard's controls`,
+      `bot API ${bot.url}/api/sessions (Authorization: Bearer ${apiToken})`,
+      `health ${bot.url}/healthz`,
+      `Forgejo API ${world.forge.apiUrl}/version`,
+      `data in ${env.CHECKPOST_DATA_DIR}`,
+    ].join(" | ");
+    const save = `try: FORGEJO_URL=${world.forge.url} FORGEJO_TOKEN=${world.token} FORGEJO_REPO=${repoSpec} npx checkpost save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}'`;
+    process.stdout.write(`${ready}\n${save}\n`);
   }
 
   const shutdown = async (signal: string) => {

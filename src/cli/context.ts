@@ -1,4 +1,5 @@
-import type { Logger } from "pino";
+import { createRequire } from "node:module";
+import type { DestinationStream, Logger } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
@@ -30,6 +31,16 @@ export interface CliContext {
   withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Where CLI logs go: stderr, as JSON lines for programs, or pretty (pino-pretty in this process,
+ * no worker thread) when a person watches a terminal. pino-pretty loads only then.
+ */
+function stderrLogDestination(): DestinationStream {
+  if (process.stderr.isTTY !== true) return process.stderr as unknown as DestinationStream;
+  const pretty = createRequire(import.meta.url)("pino-pretty") as (o: Record<string, unknown>) => DestinationStream;
+  return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
+}
+
 /** Build the store from env and flags. Flags win over env. */
 export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   const env = parseEnv(ClientEnvSchema, io.env);
@@ -40,7 +51,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   const repo = repoFromEnv(env, flags.repo);
   const logger = createLogger({
     level: flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn"),
-    destination: process.stderr as unknown as import("pino").DestinationStream,
+    destination: stderrLogDestination(),
     secrets: [env.FORGEJO_TOKEN, env.CHECKPOST_SIGNING_KEY ?? ""],
   });
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.

@@ -127,10 +127,11 @@ export class WebhookDispatcher {
     }
     record.durationMs = Date.now() - started;
     this.records.push(record);
-    this.logger.info(
-      { hookId: hook.id, delivery: uuid, event: type, action, ok: record.ok, status: record.status, error: record.error },
-      "webhook delivered",
-    );
+    // Said as it happened: a 4xx/5xx answer is a rejection, no answer is a failure.
+    const fields = { hookId: hook.id, delivery: uuid, event: type, action, ok: record.ok, status: record.status, error: record.error };
+    if (record.ok) this.logger.info(fields, "webhook delivered");
+    else if (record.status) this.logger.warn(fields, `webhook rejected by the receiver (${record.status})`);
+    else this.logger.warn(fields, "webhook delivery failed");
   }
 
   private post(url: string, headers: Record<string, string>, body: string): Promise<number> {

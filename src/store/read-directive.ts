@@ -24,7 +24,7 @@ export async function readDirective(
   const entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
   const maxEpoch = entry?.maxEpoch ?? 0;
   if (!entry?.directive) return { directive: null, maxEpoch };
-  let comment;
+  let comment: Awaited<ReturnType<ForgejoApi["getComment"]>>;
   try {
     comment = await api.getComment(repo, entry.directive.commentId);
   } catch (e) {

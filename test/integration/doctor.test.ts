@@ -65,6 +65,21 @@ describe("checkpost doctor", () => {
     expect(r.status("forgejo")).toEqual(["ok"]);
   });
 
+  it("warns when the bot has rejected deliveries (a webhook secret that does not match)", async () => {
+    w = await botWorld({ signingKey: "a-signing-key-0123456789", trustedAuthors: ["agent"] });
+    const forged = await fetch(`${w.bot.url}/api/github/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "d-1", "x-hub-signature-256": `sha256=${"0".repeat(64)}` },
+      body: JSON.stringify({ action: "created" }),
+    });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    const r = await doctor(healthyEnv(w), ["--bot-url", w.bot.url]);
+    expect(r.status("bot-deliveries")).toEqual(["warn"]);
+    expect(r.text("bot-deliveries")).toMatch(/rejected 1 webhook deliveries.*WEBHOOK_SECRET/s);
+    expect(r.text("bot-api")).toContain("rejected 1");
+    expect(r.code).toBe(1);
+  });
+
   it("says what it could not check with a token that is not the repository's admin", async () => {
     w = await botWorld();
     const r = await doctor(healthyEnv(w, { FORGEJO_TOKEN: w.botToken, CHECKPOST_TRUSTED_AUTHORS: "agent" }));

@@ -3,6 +3,7 @@
  * who could reach the port. Now /api/* needs a bearer token from CHECKPOST_API_TOKEN.
  */
 import type { IncomingMessage } from "node:http";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiAccessGuard } from "../../src/bot/api-access.ts";
 import { BotEnvSchema } from "../../src/bot/bot-config-from-env.ts";
@@ -80,6 +81,19 @@ describe("bot API bearer token", () => {
     }
     expect((await fetch(`${w.bot.url}/metrics`)).status).toBe(200); // this test's client is on loopback
     expect(w.logs.join("")).toContain("CHECKPOST_API_TOKEN is not set");
+  });
+
+  it("answers a request-target that is not a URL with 404, not 500", async () => {
+    w = await worldWithSavedState();
+    const { port } = new URL(w.bot.url);
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(Number(port), "127.0.0.1", () => sock.write("GET http://[::1/api/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+      let buf = "";
+      sock.on("data", (d) => (buf += String(d)));
+      sock.on("close", () => resolve(buf.split("\r\n")[0] ?? ""));
+      sock.on("error", reject);
+    });
+    expect(statusLine).toBe("HTTP/1.1 404 Not Found");
   });
 
   it("logs no token", async () => {

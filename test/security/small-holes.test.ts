@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,6 +89,16 @@ describe("embedded Forgejo answers like Forgejo", () => {
       expect(await r.text()).toBe("400 Bad Request");
     }
     expect((await fetch(`${s.forge.url}/api/v1/repos/alice/wid%67ets`)).status).toBe(200); // a valid escape still works
+    // A request-target no URL parser accepts (sent raw: fetch would refuse to build it).
+    const { port } = new URL(s.forge.url);
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(Number(port), "127.0.0.1", () => sock.write("GET http://[::1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+      let buf = "";
+      sock.on("data", (d) => (buf += String(d)));
+      sock.on("close", () => resolve(buf.split("\r\n")[0] ?? ""));
+      sock.on("error", reject);
+    });
+    expect(statusLine).toBe("HTTP/1.1 400 Bad Request");
   });
 
   it("answers wrong Basic credentials with 401 on every route, and accepts a token given as Basic", async () => {

@@ -277,21 +277,29 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
   const list = (await sessions.json()) as { repo?: string; issue?: number }[];
   const key = `${repo.owner}/${repo.repo}`;
   const watched = Array.isArray(list) && list.some((s) => s.repo?.toLowerCase() === key.toLowerCase() && (issue === undefined || s.issue === issue.number));
-  const deliveries = await deliveryCounts(await get("/metrics", true));
+  const metrics = await get("/metrics", true);
+  const deliveries = metrics.status === 200 ? deliveryCounts(await metrics.text()) : undefined;
+  const counted = deliveries === undefined ? `unknown (/metrics answered ${metrics.status})` : [...deliveries].filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(", ") || "none yet";
   if (!watched)
     add({ check: "bot-api", status: "fail", message: `the bot authenticated us but does not watch ${key}${issue ? `#${issue.number}` : ""}`, fix: `add ${key} to the bot's CHECKPOST_REPOSITORIES and restart it` });
-  else add({ check: "bot-api", status: "ok", message: `the bot accepts the API token and watches ${key}${issue ? `#${issue.number}` : ""}; webhook deliveries it counted: ${deliveries}` });
+  else add({ check: "bot-api", status: "ok", message: `the bot accepts the API token and watches ${key}${issue ? `#${issue.number}` : ""}; webhook deliveries it counted: ${counted}` });
+  const rejected = deliveries?.get("rejected") ?? 0;
+  if (rejected > 0)
+    add({
+      check: "bot-deliveries",
+      status: "warn",
+      message: `the bot rejected ${rejected} webhook deliveries since it started (bad signature or malformed)`,
+      fix: "make the bot's WEBHOOK_SECRET equal the hook's secret (`checkpost install-webhook` sets it), and read the bot's log lines for the reason",
+    });
 }
 
-/** "applied 3, ignored 1" from the bot's checkpost_webhook_deliveries_total, or "none". */
-async function deliveryCounts(res: Response): Promise<string> {
-  if (res.status !== 200) return `unknown (/metrics answered ${res.status})`;
+/** Deliveries by result from the bot's checkpost_webhook_deliveries_total (Prometheus text). */
+function deliveryCounts(text: string): Map<string, number> {
   const byResult = new Map<string, number>();
-  for (const m of (await res.text()).matchAll(/^checkpost_webhook_deliveries_total\{[^}]*result="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm)) {
+  for (const m of text.matchAll(/^checkpost_webhook_deliveries_total\{[^}]*result="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm)) {
     byResult.set(m[1]!, (byResult.get(m[1]!) ?? 0) + Number(m[2]));
   }
-  const parts = [...byResult].filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`);
-  return parts.length ? parts.join(", ") : "none yet";
+  return byResult;
 }
 
 const MARK: Record<CheckStatus, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" };

@@ -1,0 +1,52 @@
+/** `npm start`'s first run: port clashes named before anything is built, and the demo token reused. */
+import { execFile } from "node:child_process";
+import { mkdtempSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmbeddedForgejo } from "../../src/bot/embedded-forgejo.ts";
+
+const run = promisify(execFile);
+const start = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));
+
+let holder: Server | undefined;
+afterEach(() => holder?.close());
+
+async function occupy(): Promise<number> {
+  holder = createServer();
+  await new Promise<void>((resolve) => holder?.listen(0, "127.0.0.1", resolve));
+  const address = holder.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("npm start", () => {
+  it.each([["PORT"], ["CHECKPOST_FORGE_PORT"]])("names %s when its port is taken, and builds nothing", async (variable) => {
+    const port = await occupy();
+    const env = { ...process.env, CHECKPOST_DATA_DIR: mkdtempSync(join(tmpdir(), "start-")), PORT: "0", CHECKPOST_FORGE_PORT: "0", [variable]: String(port) };
+    delete env.FORGEJO_URL;
+    const err = await run(process.execPath, [start], { env, encoding: "utf8" }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toContain(`port ${port} on 127.0.0.1 is in use: set ${variable} to a free port`);
+    expect(err?.stderr).not.toContain("building");
+  });
+
+  it("reuses the demo token across restarts, kept in an owner-only file", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "embedded-"));
+    const logger = pino({ level: "silent" });
+    const opts = { dataDir, port: 0, title: "[Automated] CleverAgents Build Session", label: "Type/Automation", logger };
+    const first = await startEmbeddedForgejo(opts);
+    await first.forge.close();
+    const second = await startEmbeddedForgejo(opts);
+    await second.forge.close();
+    expect(second.token).toBe(first.token);
+    expect(statSync(join(dataDir, "forge", "demo-token")).mode & 0o777).toBe(0o600);
+  });
+});
