@@ -76,6 +76,8 @@ export function benchBotConfig(o: { forgeUrl: string; token: string; owner: stri
     reconcileIntervalMs: 0,
     livenessIntervalMs: 0,
     liveness: {},
+    // The existing scenarios measure one big issue: no rollover (the retention scenario turns it on).
+    rolloverAt: 0,
     retries: 3,
     timeoutMs: 60_000,
   };

@@ -37,7 +37,10 @@ export function simulateDashboardWrites(
   const tick = o.tickMs ?? 60_000;
   const minInterval = o.minIntervalMs ?? 10_000;
   let seed = o.seed ?? 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const start = Date.parse("2026-11-29T00:00:00Z");
   const end = start + hours * 3_600_000;
   const p = createProjection({ trustedAuthors: new Set(["bot"]) });

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (full) / `npm run bench -- --quick` (CI, < 1 min).
- * Options: --quick, --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
+ * Options: --quick, --only-stores (SQLite vs PostgreSQL only), --no-postgres, --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
  * See docs/benchmarks.md.
  */
 import { formatStoreCompare, runStoreCompare } from "./store-compare.ts";
@@ -114,6 +114,12 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
 
 async function main() {
   const cfg = benchConfig(process.argv.slice(2));
+  if (process.argv.includes("--only-stores")) {
+    // Just the SQLite/PostgreSQL comparison (docs/scale-out.md sizing), at the full or quick counts.
+    const runs = await runStoreCompare({ n: cfg.quick ? 1000 : 10_000, warmRequests: cfg.warmRequests, ingestMs: cfg.ingestMs, ingestConcurrency: cfg.ingestConcurrency, log: (s) => process.stderr.write(`${s}\n`) });
+    process.stdout.write(`${formatStoreCompare(runs)}\n`);
+    process.exit(0);
+  }
   const results = await runBench(cfg);
   const report = buildReport(results);
   process.stdout.write(`${formatReport(results, report)}\n`);

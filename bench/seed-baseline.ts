@@ -1,5 +1,5 @@
 /**
- * The seed's algorithm (shared/seeds/000, "Session State Persistence
+ * The seed's algorithm (fixtures/seed/session_state.md.txt, "Session State Persistence
  * Patterns"), ported faithfully to TypeScript as the benchmark's baseline:
  *
  * - find_session_state_issue: GET issues?state=open&labels=Type/Automation,

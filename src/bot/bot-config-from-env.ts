@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
+import { parseDuration } from "../util/parse-duration.ts";
 import type { BotConfig, BotRepo } from "./bot-config.ts";
 
 const ms = (def: number) => z.coerce.number().int().min(0).default(def);
@@ -42,6 +43,19 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_STORE_FILE: z.string().min(1).optional(),
   /** How long a session issue's writer lease lasts unless renewed (renewed every third of it). */
   CHECKPOST_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Roll the session issue over to a successor at this many comments (0: never). See docs/retention.md. */
+  CHECKPOST_ROLLOVER_AT: z.coerce.number().int().min(0).default(1000),
+  /** Archive and delete superseded health signals older than this: "24h", "90m", "3600s", ms, or "off". */
+  CHECKPOST_HEALTH_RETENTION: z
+    .string()
+    .default("24h")
+    .transform((v, ctx) => {
+      const ms = parseDuration(v);
+      if (ms === null) ctx.addIssue({ code: "custom", message: 'must be a duration like "24h", "90m", "3600s", a number of milliseconds, or "off"' });
+      return ms ?? 0;
+    }),
+  /** How often the writer compacts (ms). */
+  CHECKPOST_COMPACTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(3_600_000),
   /** Port of the embedded Forgejo (0: random). */
   CHECKPOST_FORGE_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** Shared PostgreSQL store for several replicas (docs/scale-out.md); replaces the SQLite file. Unset: one process. */
@@ -107,6 +121,9 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     maxWebhookBytes: e.CHECKPOST_MAX_WEBHOOK_BYTES,
     storeFile: e.CHECKPOST_STORE_FILE ?? join(e.CHECKPOST_DATA_DIR, "bot", "projection.sqlite"),
     leaseTtlMs: e.CHECKPOST_LEASE_TTL_MS,
+    rolloverAt: e.CHECKPOST_ROLLOVER_AT,
+    healthRetentionMs: e.CHECKPOST_HEALTH_RETENTION,
+    compactionIntervalMs: e.CHECKPOST_COMPACTION_INTERVAL_MS,
     apiTokens: e.CHECKPOST_API_TOKEN,
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,

@@ -41,6 +41,12 @@ export interface BotConfig {
   storeFile: string;
   /** Writer lease TTL (ms). */
   leaseTtlMs: number;
+  /** Live comments at which a session issue rolls over to a successor (0: never). */
+  rolloverAt: number;
+  /** Superseded health signals older than this are archived and deleted (0: never). */
+  healthRetentionMs: number;
+  /** How often the writer looks for health signals to compact. */
+  compactionIntervalMs: number;
   /** Bearer tokens accepted on /api/* and /metrics (CHECKPOST_API_TOKEN); empty: /api/* answers 401 to everyone. */
   apiTokens: string[];
   /** Issues with more comments are read in windows (see readAllComments); default 2,000. */

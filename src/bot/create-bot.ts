@@ -75,6 +75,8 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
       : undefined;
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
+  // Before discovery: the lease share counts the trackers already started.
+  replica?.attach(() => registry.all());
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
@@ -104,14 +106,15 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
+    { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {
-    replica.attach(() => registry.all());
     await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
     replica.start();
   }
@@ -140,7 +143,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       if (stopped) return;
       stopped = true;
       stopTimers();
-      replica?.stop();
+      await replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await receiver.idle();

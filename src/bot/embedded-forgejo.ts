@@ -11,6 +11,8 @@ export interface EmbeddedWorld {
   forge: ForgeServer;
   token: string;
   login: string;
+  /** A person's web sign-in (user "demo", write access; a new password each start). */
+  person: { login: string; password: string };
   repo: { owner: string; repo: string };
   issue: number;
   /** Registers (or re-registers) the webhook to the bot with this secret. */
@@ -29,6 +31,13 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
   const repo = { owner: login, repo: "demo" };
   if (!forge.admin.userExists(login)) forge.admin.createUser(login, { isAdmin: true, fullName: "checkpost" });
   if (!forge.admin.repoExists(repo.owner, repo.repo)) forge.admin.createRepo(repo.owner, repo.repo, { description: "checkpost demo: agents checkpoint here" });
+  // A person to sign in to the web view as, with write access (so the dashboard's controls obey them):
+  // not the bot's own user, whose edits and comments the bot ignores. A fresh password each start.
+  const person = "demo";
+  if (!forge.admin.userExists(person)) forge.admin.createUser(person, { fullName: "demo person" });
+  forge.admin.addCollaborator(repo.owner, repo.repo, person, "write");
+  const password = randomBytes(9).toString("base64url");
+  forge.admin.setPassword(person, password);
   // The demo token is kept in the data directory (owner-only file) and reused while Forgejo still
   // accepts it, so a restart does not mint another site-admin token each time.
   const tokenFile = join(dir, "demo-token");
@@ -44,6 +53,7 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
     forge,
     token,
     login,
+    person: { login: person, password },
     repo,
     issue,
     async connectWebhook(botUrl, secret, path) {

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     // One "ready" line with everything to open or call, then the line to try a save.
     const ready = [
       `checkpost ready: web view ${world.forge.url}/${repoSpec}/issues/${world.issue}`,
+      `sign in as ${world.person.login} / ${world.person.password} to tick the dashboard's controls`,
       `bot API ${bot.url}/api/sessions (Authorization: Bearer ${apiToken})`,
       `health ${bot.url}/healthz`,
       `Forgejo API ${world.forge.apiUrl}/version`,

@@ -11,7 +11,12 @@ import { ControlDesk } from "./control-desk.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
 import type { IssueLease } from "./issue-lease.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import { rollOverIfDue } from "./issue-rollover.ts";
+import { compactHealth } from "../compaction/compact-health.ts";
+import type { CompactionResult } from "../compaction/compact-health.ts";
+import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
+import type { RolloverDeps } from "./issue-rollover.ts";
+import type { IssueMeta, ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 
 export interface TrackerOptions {
@@ -37,6 +42,10 @@ export interface TrackerOptions {
   lease: IssueLease;
   /** Replicas: each Forgejo write (dashboard, alert) run fenced by the lease's token (see DashboardWriter). */
   fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
+  /** Rollover settings and how to start watching a successor. */
+  rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
+  /** Health compaction: retention (0: off) and period. */
+  compaction: { retentionMs: number; intervalMs: number };
 }
 
 /**
@@ -65,6 +74,8 @@ export class SessionTracker {
   private persisted = new Map<string, AgentEntry>();
   private persisting: Promise<void> | null = null;
   private persistAgain = false;
+  private maintaining: Promise<void> | null = null;
+  private maintainAgain = false;
 
   constructor(readonly o: TrackerOptions) {
     this.projection = createProjection(o.policy);
@@ -105,6 +116,14 @@ export class SessionTracker {
     return renderDashboard(this.projection.snapshot(), this.now(), {
       liveness: o.liveness,
       ...o.dashboard,
+      retention: {
+        comments: this.projection.snapshot().comments,
+        rolloverAt: o.rollover.rolloverAt,
+        healthRetentionMs: o.compaction.retentionMs,
+        ...(this.meta.predecessor !== undefined ? { predecessor: this.meta.predecessor } : {}),
+        ...(this.meta.successor !== undefined ? { successor: this.meta.successor } : {}),
+        ...(this.meta.compaction ? { compaction: this.meta.compaction } : {}),
+      },
       ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
     });
   }
@@ -144,6 +163,7 @@ export class SessionTracker {
    * stored watermark), else a full read from Forgejo.
    */
   async start(): Promise<"store" | "forgejo"> {
+    this.meta = await this.o.store.issueMeta(this.storeKey);
     const stored = await this.o.store.comments(this.storeKey);
     const watermark = await this.o.store.watermark(this.storeKey);
     if (!stored.length || !watermark) {
@@ -240,7 +260,10 @@ export class SessionTracker {
     return this.states;
   }
 
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     this.dashboard.stop();
   }
 
@@ -262,6 +285,83 @@ export class SessionTracker {
   private afterChange(): void {
     this.dashboard.markDirty();
     this.persistEntries();
+    this.scheduleMaintenance();
+  }
+
+  /** Rollover (and carrying saves that raced it), after changes, by the writer only; one run at a time. */
+  private scheduleMaintenance(): void {
+    if (this.maintaining) {
+      this.maintainAgain = true;
+      return;
+    }
+    this.maintaining = new Promise<void>((r) => setImmediate(r))
+      .then(() => this.maintain())
+      .catch((e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "rollover failed; will try again on the next change"))
+      .finally(() => {
+        this.maintaining = null;
+        if (this.maintainAgain) {
+          this.maintainAgain = false;
+          this.scheduleMaintenance();
+        }
+      });
+  }
+
+  /** Run the writer's upkeep now: rollover (and carrying), then health compaction when due. */
+  async maintain(): Promise<void> {
+    const fence = this.o.lease.current();
+    if (!fence || this.stopped) return;
+    await rollOverIfDue({ ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger }, fence, this.projection.snapshot());
+    const { retentionMs, intervalMs } = this.o.compaction;
+    if (retentionMs > 0 && Date.now() - this.lastCompactionAt >= intervalMs) await this.compact();
+    await this.refreshMeta();
+  }
+
+  private lastCompactionAt = 0;
+  /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
+  private meta: IssueMeta = {};
+
+  private async refreshMeta(): Promise<void> {
+    const meta = await this.o.store.issueMeta(this.storeKey);
+    if (JSON.stringify(meta) !== JSON.stringify(this.meta)) {
+      this.meta = meta;
+      this.dashboard.markDirty();
+    }
+  }
+
+  /**
+   * Archive and delete this issue's superseded health signals older than the
+   * retention (writer only). `dryRun` reports what would go and changes nothing.
+   */
+  async compact(opts: { dryRun?: boolean } = {}): Promise<CompactionResult | null> {
+    const fence = this.o.lease.current();
+    if (!fence) return null;
+    this.lastCompactionAt = Date.now();
+    const records: CommentRecord[] = [];
+    for (const c of await this.o.store.comments(this.storeKey))
+      if (c.body !== null && !c.deleted) records.push({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl ? { htmlUrl: c.htmlUrl } : {}) });
+    const selected = selectSupersededHealth(records, this.o.policy, this.now().getTime(), this.o.compaction.retentionMs);
+    if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(opts.dryRun) };
+    await this.o.store.checkFence(fence);
+    const result = await compactHealth({ api: this.o.api, repo: this.o.repo, issue: this.o.issue, selected, dryRun: Boolean(opts.dryRun), now: this.now });
+    if (!result.dryRun) {
+      const prev = (await this.o.store.issueMeta(this.storeKey)).compaction;
+      await this.o.store.updateIssueMeta(fence, this.storeKey, {
+        compaction: {
+          deleted: (prev?.deleted ?? 0) + result.deleted,
+          archived: (prev?.archived ?? 0) + result.selected,
+          ...(result.archive ? { archiveUrl: result.archive.url } : prev?.archiveUrl ? { archiveUrl: prev.archiveUrl } : {}),
+          lastRunAt: this.now().toISOString(),
+        },
+      });
+      this.o.logger.info({ issue: this.key, deleted: result.deleted, archive: result.archive?.name }, "compacted superseded health signals");
+      await this.refreshMeta();
+    }
+    return result;
+  }
+
+  /** Resolves when scheduled upkeep (rollover, carrying) is done. */
+  async maintained(): Promise<void> {
+    while (this.maintaining) await this.maintaining;
   }
 
   /** Write the entries that changed since the last write (derived entries are cached objects: identity tells). */

@@ -15,12 +15,8 @@ export type SlashParse = SlashCommand | { error: string; line: string };
 const ACTIONS: Record<string, ControlAction> = { pause: "pause", resume: "unpause", unpause: "unpause", rewind: "rewind", release: "release", hide: "hide" };
 
 /** Split on spaces, keeping "double quoted words" together. */
-function words(s: string): string[] | null {
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(s))) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] as string));
-  return out;
+function words(s: string): string[] {
+  return [...s.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] as string)));
 }
 
 /**
@@ -39,7 +35,7 @@ export function parseSlashCommands(body: string): SlashParse[] {
     if (line.startsWith("```")) fenced = !fenced;
     if (fenced || !/^\/checkpost(\s|$)/.test(line)) continue;
     if (out.length >= 10) break; // a comment is not a batch job
-    const w = words(line.slice("/checkpost".length)) ?? [];
+    const w = words(line.slice("/checkpost".length));
     const [verb, agent, session, target, ...rest] = w;
     const action = verb ? ACTIONS[verb.toLowerCase()] : undefined;
     if (!action) {

@@ -69,6 +69,7 @@ export class TrackerRegistry {
   async stopAll(): Promise<void> {
     for (const t of this.trackers.values()) {
       t.stop();
+      await t.maintained();
       await t.entriesStored();
       await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
     }
@@ -90,6 +91,8 @@ export class TrackerRegistry {
     const t = new SessionTracker({
       store: this.d.store,
       lease,
+      rollover: { title: config.title, label: config.label, rolloverAt: config.rolloverAt, track: (n) => this.track(repo, n) },
+      compaction: { retentionMs: config.healthRetentionMs, intervalMs: config.compactionIntervalMs },
       api: this.d.api,
       repo,
       issue,

@@ -30,7 +30,9 @@ class NodeResponse {
    * The body as text, not a ReadableStream: ForgejoClient reads bodies itself (parseSuccessResponseBody
    * false) and takes a string as is, where a stream would need the global Response, and so undici.
    */
-  get body(): string {
+  get body(): string | Buffer {
+    // Binary downloads (archive attachments) stay bytes.
+    if (/^application\/(octet-stream|gzip|x-gzip)\b/i.test(this.headers.get("content-type") ?? "")) return this.buffer;
     return this.buffer.toString("utf8");
   }
   async text(): Promise<string> {

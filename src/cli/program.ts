@@ -98,7 +98,23 @@ export function buildProgram(io: CliIo): Command {
   repoFlags(required(program.command("latest").description("print the newest trusted checkpoint of an agent, or null"), "--agent"))
     .option("--agent <name>")
     .option("--session <id>")
-    .action(async (o) => (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }));
+    .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
+    .action(async (o) =>
+      o.allIssues
+        ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() })
+        : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }),
+    );
+
+  repoFlags(program.command("history").description("every checkpoint across the chain of rolled-over issues, one JSON line each"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--archived", "the health signals compaction archived (attachments of each issue), one JSON line each")
+    .action(async (o) => (await import("./commands/history.ts")).history(io, { ...o, debug: debug() }));
+
+  repoFlags(program.command("compact").description("archive, then delete superseded health signals older than the retention (the bot does this itself)"))
+    .option("--retention <duration>", "keep superseded health this long (env CHECKPOST_HEALTH_RETENTION)", "24h")
+    .option("--dry-run", "print what would be archived and deleted; change nothing")
+    .action(async (o) => (await import("./commands/compact.ts")).compact(io, { ...o, debug: debug() }));
 
   repoFlags(required(program.command("resume").description("print where an agent resumes: resume_point, phase, state"), "--agent", "--session"))
     .option("--agent <name>")

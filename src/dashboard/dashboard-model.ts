@@ -113,9 +113,9 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
   const groups = new Map<string, DashboardRow[]>();
   for (const r of rows) {
     if (!shown.has(r)) continue;
-    let g = groups.get(r.entry.session);
-    if (!g) groups.set(r.entry.session, (g = []));
-    g.push(r);
+    const g = groups.get(r.entry.session);
+    if (g) g.push(r);
+    else groups.set(r.entry.session, [r]);
   }
   const sessions = [...groups.entries()].sort((a, b) => compareCodePoints(a[0], b[0])).map(([session, rs]) => ({ session, rows: rs.sort(cmp) }));
   return {

@@ -17,3 +17,5 @@ export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";
 export { renderGantt } from "./render-gantt.ts";
 export { renderStatusText } from "./render-status-text.ts";
 export type { StatusTextOptions } from "./render-status-text.ts";
+export { renderRetentionLine } from "./render-retention-line.ts";
+export type { RetentionInfo } from "./render-retention-line.ts";

@@ -1,3 +1,5 @@
+import { renderRetentionLine } from "./render-retention-line.ts";
+import type { RetentionInfo } from "./render-retention-line.ts";
 import type { LivenessOptions, LivenessState, ProjectionSnapshot } from "../projection/index.ts";
 import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
@@ -27,6 +29,8 @@ export interface RenderDashboardOptions {
   docsUrl?: string;
   /** The bot's base URL, for the "How to resume" line's API path. */
   apiUrl?: string;
+  /** The retention line (issue size, rollover point, chain, compaction); omitted when absent. */
+  retention?: RetentionInfo;
   /** Render control checkboxes (pause, release, hide, rewind). Default true. */
   controls?: boolean;
   /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
@@ -173,6 +177,7 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
     `**Legend:** 🟢 Active: a trusted checkpoint or health signal within ${stale} · 🟡 Stale: none for longer · 🔴 Silent: none for ${silent}, or never · ⏸️ Paused: a person paused it · ⚠️ health other than Active, or a recent anomaly. Ages are rounded and refreshed only when something else changes.`,
     "",
   );
+  if (opts.retention) lines.push(renderRetentionLine(opts.retention), "");
   const api = opts.apiUrl ? `\`GET ${opts.apiUrl.replace(/`/g, "")}/api/resume?agent=A&session=S\`` : "`GET /api/resume?agent=A&session=S` on the bot";
   lines.push(`**How to resume:** \`npx checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (pause, rewind, release).`, "");
 

@@ -21,6 +21,7 @@ type Style = keyof typeof CODES;
  * and line/paragraph separators become "?"; at most `max` characters.
  */
 function clean(s: string, max = 60): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, "?");
   const chars = [...t];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : t;
@@ -33,8 +34,8 @@ const LIVE: Record<LivenessState, [string, Style]> = { active: ["active", "green
  * by session with a liveness column, recent anomalies, the legend and how to
  * resume. Pure; colours only when asked.
  */
-export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOptions = {}): string {
-  const paint = (s: string, style: Style) => (o.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
+export function renderStatusText(m: DashboardModel, now: Date, options: StatusTextOptions = {}): string {
+  const paint = (s: string, style: Style) => (options.color ? `\u001b[${CODES[style]}m${s}\u001b[0m` : s);
   const age = (iso: string | null | undefined) => (iso ? formatAge(now.getTime() - Date.parse(iso)) : "-");
   const phase = (r: DashboardRow) => (r.entry.latest ? `${clean(r.entry.latest.phase, 40)}${r.resumePoint !== null ? ` → ${clean(r.resumePoint, 40)}` : ""}` : "- (fresh start)");
   const live = (r: DashboardRow) => {
@@ -55,6 +56,7 @@ export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOpti
     }
   };
   // Width by visible characters: colour codes do not take room.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: our own colour codes take no room
   const visible = (s: string) => [...s.replace(/\u001b\[[0-9;]*m/g, "")].length;
   const table = (rows: string[][], indent = "  ") => {
     const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ""))));
@@ -63,7 +65,7 @@ export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOpti
 
   const out: string[] = [];
   const attention = m.attention.length + m.omittedAttention;
-  out.push(paint(`checkpost status${o.title ? ` · ${clean(o.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
+  out.push(paint(`checkpost status${options.title ? ` · ${clean(options.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
   out.push(`${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}`, "");
 
   out.push(paint("NEEDS ATTENTION", "bold"));
@@ -87,7 +89,7 @@ export function renderStatusText(m: DashboardModel, now: Date, o: StatusTextOpti
     out.push("", paint("RECENT ANOMALIES", "bold"));
     for (const a of m.anomalies) out.push(`  comment ${a.commentId}  ${paint(a.kind, "yellow")}${a.agent !== null ? `  ${clean(a.agent)}${a.session !== null ? ` / ${clean(a.session)}` : ""}` : ""}: ${clean(a.detail, 160)}`);
   }
-  const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...o.liveness };
+  const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...options.liveness };
   const stale = lo.staleAfterMs !== undefined ? formatDuration(lo.staleAfterMs) : `${lo.cadenceFactor} × its usual interval (at least ${formatDuration(lo.minStaleMs)})`;
   out.push("", paint(`Legend: active = a trusted signal within ${stale}; STALE = none for longer; SILENT = none for 3 × that, or never; PAUSED = a person paused it.`, "dim"));
   out.push(paint("How to resume: checkpost resume --agent A --session S (reports any directive: pause, rewind, release).", "dim"));

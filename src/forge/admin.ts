@@ -1,4 +1,5 @@
 /** In-process admin API of the embedded forge (seeding, faults, stats, webhook deliveries). */
+import { hashPassword } from "./password.ts";
 import { randomBytes } from "node:crypto";
 import { hashToken } from "./access.ts";
 import type { ForgeContext } from "./context.ts";
@@ -29,6 +30,8 @@ export interface ForgeAdmin {
   /** Returns the plain token (40 hex chars); only its SHA-256 is stored. */
   createToken(login: string, name?: string): string;
   userExists(login: string): boolean;
+  /** Let the user sign in to the web view with this password (stored as a scrypt hash). */
+  setPassword(login: string, password: string): void;
   userCount(): number;
   repoExists(owner: string, name: string): boolean;
   createRepo(owner: string, name: string, opts?: { private?: boolean; description?: string }): AdminRepo;
@@ -114,6 +117,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
       return token;
     },
     userExists: (login) => store.userByLogin(login) !== undefined,
+    setPassword: (login, password) => store.setPasswordHash(user(login).id, hashPassword(password)),
     userCount: () => store.countUsers(),
     repoExists: (owner, name) => store.repoByName(owner, name) !== undefined,
     createRepo(owner, name, opts = {}) {

@@ -22,6 +22,8 @@ export interface RequestContext {
   doer: UserRow | null;
   /** Parsed JSON body (undefined when none). */
   body: unknown;
+  /** Files of a multipart/form-data body. */
+  files?: { field: string; filename: string; data: Buffer }[];
 }
 
 export type RouteHandler = (ctx: RequestContext) => ApiResult;

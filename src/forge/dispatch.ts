@@ -1,4 +1,5 @@
 /** Maps FORGE_ROUTES ids to handlers. */
+import { createIssueAttachment, getIssueAttachment, listIssueAttachments } from "./routes/assets.ts";
 import type { RouteHandler } from "./context.ts";
 import { createComment, deleteComment, editComment, getComment, listComments } from "./routes/comments.ts";
 import { getRepoPermissions, listCollaborators } from "./routes/collaborators.ts";
@@ -21,6 +22,9 @@ export const ROUTE_HANDLERS: Readonly<Record<string, RouteHandler>> = {
   "PATCH /repos/{owner}/{repo}/issues/{index}": editIssue,
   "GET /repos/{owner}/{repo}/issues/{index}/comments": listComments,
   "POST /repos/{owner}/{repo}/issues/{index}/comments": createComment,
+  "GET /repos/{owner}/{repo}/issues/{index}/assets": listIssueAttachments,
+  "POST /repos/{owner}/{repo}/issues/{index}/assets": createIssueAttachment,
+  "GET /repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}": getIssueAttachment,
   "GET /repos/{owner}/{repo}/issues/{index}/labels": listIssueLabels,
   "POST /repos/{owner}/{repo}/issues/{index}/labels": addIssueLabels,
   "GET /repos/{owner}/{repo}/labels": listRepoLabels,

@@ -14,6 +14,9 @@ import { ForgeStore } from "./store-sqlite.ts";
 import { writeThrottled } from "./throttle.ts";
 import type { ApiResult, ForgeOptions } from "./types.ts";
 import { renderWeb } from "./web-view.ts";
+import { handleWebPost } from "./web-actions.ts";
+import { webAsset } from "./web-assets.ts";
+import { WebSessions } from "./web-session.ts";
 import { WebhookDispatcher } from "./webhooks.ts";
 
 export interface ForgeServer {
@@ -94,6 +97,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   let clock = options.clock ?? Date.now;
   const faults = new FaultController(options.faults, options.seed ?? 1);
   const stats = { requests: {} as Record<string, number>, totalRequests: 0, bytesSent: 0 };
+  const webSessions = new WebSessions();
   const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
   const forge: ForgeContext = {
     store, baseUrl: "", logger, webhooks,
@@ -106,6 +110,9 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     if (result.json !== undefined) {
       body = Buffer.from(goJsonEncode(result.json), "utf8");
       headers["Content-Type"] = "application/json;charset=utf-8";
+    } else if (result.bytes !== undefined) {
+      body = result.bytes;
+      headers["Content-Type"] = result.contentType ?? "application/octet-stream";
     } else if (result.raw !== undefined) {
       body = Buffer.from(result.raw, "utf8");
       headers["Content-Type"] = result.contentType ?? "text/plain;charset=utf-8";
@@ -140,11 +147,33 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       const message = err.status === 413 ? `request body over ${maxBodyBytes} bytes` : `request body not received within ${bodyTimeoutMs} ms`;
       return send(res, { status: err.status, json: { message, url: swaggerUrl(forge.baseUrl) }, headers: { Connection: "close" } }, 0);
     }
+    const download = /^\/attachments\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (download && (method === "GET" || method === "HEAD")) {
+      // Served without a token here; Forgejo checks the repository's visibility (public in tests).
+      stats.totalRequests++;
+      stats.requests["ATTACHMENT"] = (stats.requests["ATTACHMENT"] ?? 0) + 1;
+      const a = store.attachmentData(download[1] as string);
+      if (!a) return send(res, { status: 404, raw: "Not Found" }, 0);
+      return send(res, { status: 200, bytes: a.data, contentType: "application/octet-stream", headers: { "Content-Disposition": `attachment; filename="${encodeURIComponent(a.name)}"` } }, 0);
+    }
     if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
       stats.totalRequests++;
       stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
+      if (method === "POST") {
+        const result = handleWebPost(forge, webSessions, url, req.headers, raw);
+        result.after?.(responded);
+        return send(res, result, 0);
+      }
       if (method !== "GET" && method !== "HEAD") return send(res, { status: 405, raw: "Method Not Allowed" }, 0);
-      const page = renderWeb(forge, url.pathname);
+      const asset = webAsset(url.pathname);
+      if (asset) {
+        res.writeHead(200, { "Content-Type": asset.contentType, "Content-Length": String(asset.body.length), "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" });
+        res.end(method === "HEAD" ? undefined : asset.body);
+        return;
+      }
+      const session = webSessions.fromRequest(req.headers);
+      const viewerUser = session ? forge.store.userById(session.userId) : undefined;
+      const page = renderWeb(forge, url.pathname, session && viewerUser ? { user: viewerUser, csrf: session.csrf } : null, url.search);
       return send(res, { status: page.status, raw: page.html, contentType: "text/html; charset=utf-8", headers: page.headers }, 0);
     }
     const apiPath = url.pathname.slice("/api/v1".length) || "/";
@@ -173,14 +202,24 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       if (!match.spec) throw match.pathExists ? new ApiFailure({ status: 405 }) : notFound(forge.baseUrl);
       const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
       let body: unknown;
-      if (raw.length > 0) {
+      let files: RequestContext["files"];
+      const contentType = String(req.headers["content-type"] ?? "");
+      if (raw.length > 0 && /^multipart\/form-data/i.test(contentType)) {
+        try {
+          const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
+          files = [];
+          for (const [field, v] of form.entries()) if (typeof v !== "string") files.push({ field, filename: v.name, data: Buffer.from(await v.arrayBuffer()) });
+        } catch {
+          throw apiError(forge.baseUrl, 400, "invalid multipart/form-data body");
+        }
+      } else if (raw.length > 0) {
         try {
           body = JSON.parse(raw.toString("utf8"));
         } catch (err) {
           throw apiError(forge.baseUrl, 422, `[]: ${err instanceof Error ? err.message : "invalid JSON"}`);
         }
       }
-      const ctx: RequestContext = { forge, method, url, params: match.params, doer, body };
+      const ctx: RequestContext = { forge, method, url, params: match.params, doer, body, ...(files ? { files } : {}) };
       result = ROUTE_HANDLERS[match.spec.id]!(ctx);
     } catch (err) {
       if (err instanceof ApiFailure) result = err.result;

@@ -9,6 +9,10 @@ CREATE TABLE IF NOT EXISTS users (
   is_admin INTEGER NOT NULL DEFAULT 0,
   created_unix INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS passwords (
+  user_id INTEGER PRIMARY KEY REFERENCES users(id),
+  hash TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tokens (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users(id),
@@ -77,6 +81,16 @@ CREATE TABLE IF NOT EXISTS comments (
 CREATE INDEX IF NOT EXISTS comments_issue_id ON comments (issue_id, id);
 CREATE INDEX IF NOT EXISTS comments_issue_updated ON comments (issue_id, updated_unix);
 CREATE INDEX IF NOT EXISTS comments_issue_created ON comments (issue_id, created_unix, id);
+CREATE TABLE IF NOT EXISTS attachments (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  uuid TEXT NOT NULL UNIQUE,
+  issue_id INTEGER NOT NULL REFERENCES issues(id),
+  uploader_id INTEGER NOT NULL REFERENCES users(id),
+  name TEXT NOT NULL,
+  data BLOB NOT NULL,
+  created_unix INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attachments_issue ON attachments (issue_id, id);
 CREATE TABLE IF NOT EXISTS hooks (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   repo_id INTEGER NOT NULL REFERENCES repos(id),

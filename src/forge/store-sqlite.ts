@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_SCHEMA } from "./store-schema.ts";
-import type { AccessMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
+import type { AccessMode, AttachmentRow, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
 
 export interface IssueSearch {
   repoId: number;
@@ -96,6 +96,12 @@ export class ForgeStore {
   }
   countUsers(): number {
     return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM users")!.n;
+  }
+  setPasswordHash(userId: number, hash: string): void {
+    this.run("INSERT OR REPLACE INTO passwords (user_id, hash) VALUES (?, ?)", userId, hash);
+  }
+  passwordHash(userId: number): string | undefined {
+    return this.one<{ hash: string }>("SELECT hash FROM passwords WHERE user_id = ?", userId)?.hash;
   }
   createToken(userId: number, name: string, hash: string, now: number): void {
     this.run("INSERT INTO tokens (user_id, name, token_hash, created_unix) VALUES (?, ?, ?, ?)", userId, name, hash, now);
@@ -242,6 +248,21 @@ export class ForgeStore {
       this.run("INSERT INTO comments (issue_id, poster_id, body, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)",
         issueId, posterId, body, createdUnix, updatedUnix).lastInsertRowid,
     );
+  }
+  insertAttachment(a: { uuid: string; issueId: number; uploaderId: number; name: string; data: Buffer; createdUnix: number }): number {
+    return Number(
+      this.run("INSERT INTO attachments (uuid, issue_id, uploader_id, name, data, created_unix) VALUES (?, ?, ?, ?, ?, ?)", a.uuid, a.issueId, a.uploaderId, a.name, a.data, a.createdUnix)
+        .lastInsertRowid,
+    );
+  }
+  attachmentsOfIssue(issueId: number): AttachmentRow[] {
+    return this.all<AttachmentRow>("SELECT id, uuid, issue_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE issue_id = ? ORDER BY id", issueId);
+  }
+  attachmentById(id: number): AttachmentRow | undefined {
+    return this.one<AttachmentRow>("SELECT id, uuid, issue_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE id = ?", id);
+  }
+  attachmentData(uuid: string): { name: string; data: Buffer } | undefined {
+    return this.one<{ name: string; data: Buffer }>("SELECT name, data FROM attachments WHERE uuid = ?", uuid);
   }
   recountComments(issueId: number): void {
     this.run("UPDATE issues SET num_comments = (SELECT COUNT(*) FROM comments WHERE issue_id = ?) WHERE id = ?", issueId, issueId);

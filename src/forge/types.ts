@@ -58,6 +58,8 @@ export interface ApiResult {
   /** JSON value (serialised Go-style), a raw string (sent as-is) or undefined for an empty body. */
   json?: unknown;
   raw?: string;
+  /** Bytes sent as-is (attachments), with `contentType`. */
+  bytes?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
   /**
@@ -159,4 +161,14 @@ export interface ForgeStats {
   bytesSent: number;
   faults: Record<FaultKind, number>;
   deliveries: number;
+}
+
+export interface AttachmentRow {
+  id: number;
+  uuid: string;
+  issue_id: number;
+  uploader_id: number;
+  name: string;
+  size: number;
+  created_unix: number;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ForgejoClient } from "./forgejo-client.ts";
-import { CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
-import type { ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
+import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
 
 /** owner/repo of the repository holding the session issue. */
 export interface RepoRef {
@@ -95,6 +95,33 @@ export class ForgejoApi {
 
   async deleteComment(r: RepoRef, id: number): Promise<void> {
     await this.client.call("DELETE /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: Empty, what: `comment ${id}` });
+  }
+
+  async listIssueAttachments(r: RepoRef, index: number): Promise<ForgejoAttachment[]> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/assets", { params: { ...r, index }, schema: z.array(AttachmentSchema), what: issueName(r, index) })).data;
+  }
+
+  /** Upload a file to an issue (multipart/form-data, field "attachment"). Not retried: a retry after a lost answer would upload twice. */
+  async createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<ForgejoAttachment> {
+    const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
+    const body = Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]);
+    return (
+      await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/assets{?name}", {
+        params: { ...r, index, name },
+        data: body,
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+        schema: AttachmentSchema,
+        what: issueName(r, index),
+        retry: false,
+      })
+    ).data;
+  }
+
+  /** The bytes of an attachment, from its browser_download_url (same host, same token). */
+  async downloadAttachment(url: string): Promise<Buffer> {
+    const res = await this.client.call(`GET ${url}`, { schema: z.instanceof(Uint8Array), what: `attachment ${url}` });
+    return Buffer.from(res.data);
   }
 
   async listLabels(r: RepoRef): Promise<ForgejoLabel[]> {

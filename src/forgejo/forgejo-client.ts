@@ -32,6 +32,8 @@ export interface CallOptions<S extends z.ZodType> {
   params?: Record<string, string | number | boolean | undefined>;
   /** JSON body. */
   data?: unknown;
+  /** Request headers beyond the defaults (a multipart body's content-type). */
+  headers?: Record<string, string>;
   schema: S;
   what?: string;
   /** false: one attempt only (the caller runs its own loop, e.g. exactly-once saves). */
@@ -150,6 +152,7 @@ export class ForgejoClient {
     const params: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(options.params ?? {})) if (v !== undefined) params[k] = v;
     if (options.data !== undefined) params["data"] = options.data;
+    if (options.headers !== undefined) params["headers"] = options.headers;
     let response: { status: number; headers: Record<string, unknown>; data: unknown; url: string };
     let data: unknown;
     try {
@@ -201,8 +204,11 @@ export class ForgejoClient {
  */
 export async function responseData(body: unknown, headers: Record<string, unknown>): Promise<unknown> {
   if (body === null || body === undefined || body === "") return undefined;
-  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
   const type = String(headers["content-type"] ?? "").toLowerCase();
+  // Binary downloads (attachments) as bytes: decoding them as text would corrupt them.
+  if (/^application\/(octet-stream|gzip|x-gzip)\b/.test(type) && typeof body !== "string")
+    return Buffer.isBuffer(body) ? body : Buffer.from(await new Response(body as ReadableStream).arrayBuffer());
+  const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
   if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
   try {
     return JSON.parse(text) as unknown;

@@ -10,6 +10,9 @@ export type ForgejoUser = z.infer<typeof UserSchema>;
 export const LabelSchema = z.looseObject({ id: z.number(), name: z.string(), color: z.string().optional() });
 export type ForgejoLabel = z.infer<typeof LabelSchema>;
 
+export const AttachmentSchema = z.looseObject({ id: z.number(), name: z.string(), size: z.number(), created_at: z.string(), browser_download_url: z.string() });
+export type ForgejoAttachment = z.infer<typeof AttachmentSchema>;
+
 export const IssueSchema = z.looseObject({
   id: z.number(),
   number: z.number(),

@@ -445,6 +445,11 @@ export class PostgresProjectionStore implements ProjectionStore {
     });
   }
 
+  /** A replica stopping cleanly: it no longer counts among the live (its leases' share goes to the others at once). */
+  async forgetReplica(replicaId: string): Promise<void> {
+    await this.guard(() => this.pool.query("DELETE FROM checkpost_replicas WHERE replica_id = $1", [replicaId]));
+  }
+
   /**
    * One write to Forgejo under a lease: begun only if the fence is the lease's
    * current, unexpired token (checked and logged in one transaction holding

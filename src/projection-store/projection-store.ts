@@ -78,8 +78,8 @@ export const IssueMetaSchema = z.object({
   predecessor: z.number().int().positive().optional(),
   /** The issue that continues this one, once rolled over. */
   successor: z.number().int().positive().optional(),
-  /** Comment ids carried to the successor, so a save racing the rollover is carried after it. */
-  carried: z.array(z.number().int().positive()).optional(),
+  /** Comments carried to the successor (original id → copy id), so a save racing the rollover is carried after it, once. */
+  carried: z.array(z.object({ from: z.number().int().positive(), to: z.number().int().positive() })).optional(),
   compaction: z
     .object({
       deleted: z.number().int().min(0),

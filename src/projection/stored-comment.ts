@@ -40,12 +40,12 @@ interface RecordBase {
  * in V8 objects, and only one checkpoint per agent+session is ever shown or
  * resumed from (50,000 comments: ~120 MiB of heap held as objects).
  */
-export type StoredCheckpoint = Omit<Checkpoint, "data"> & { dataJson: string };
+export type CompactCheckpoint = Omit<Checkpoint, "data"> & { dataJson: string };
 /** A health signal as held: metrics as JSON text, like checkpoint state. */
 export type StoredHealth = Omit<Health, "metrics"> & { metricsJson: string };
 
 export type StoredRecord =
-  | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: StoredCheckpoint; sig: SignatureStatus })
+  | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: CompactCheckpoint; sig: SignatureStatus })
   | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: StoredHealth })
   | (RecordBase & { kind: "control"; key: string; agent: string; session: string; control: Control; sig: SignatureStatus })
   | (RecordBase & { kind: "invalid"; error: string; marker: CommentKindName });
@@ -112,6 +112,6 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
   const sig: SignatureStatus =
     ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
   const { data, ...meta } = cp;
-  const checkpoint: StoredCheckpoint = { ...meta, dataJson: JSON.stringify(data) };
+  const checkpoint: CompactCheckpoint = { ...meta, dataJson: JSON.stringify(data) };
   return { kind: "checkpoint", commentId, key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, checkpoint, sig };
 }

@@ -1,7 +1,7 @@
 export { SessionStore, newCheckpointId } from "./session-store.ts";
 export type { SessionStoreOptions, SaveInput, SavedCheckpoint, StoredCheckpoint } from "./session-store.ts";
 export { locateIssue, listSessionIssues, isSessionIssue } from "./locate-issue.ts";
-export { postExactlyOnce } from "./save-exactly-once.ts";
+export { postExactlyOnce } from "./post-exactly-once.ts";
 export { coldResume } from "./cold-resume.ts";
 export { toCommentRecord } from "./to-comment-record.ts";
 export * from "./defaults.ts";

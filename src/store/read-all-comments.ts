@@ -22,14 +22,14 @@ const iso = (sec: number) => forgejoTime(sec * 1000);
  * the scan can move into a window already read, so a last read `since` the
  * scan began catches it. The result equals one unfiltered read.
  */
-export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, o: ReadAllOptions = {}): Promise<ForgejoComment[]> {
+export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, options: ReadAllOptions = {}): Promise<ForgejoComment[]> {
   const byId = new Map<number, ForgejoComment>();
   await forEachCommentBatch(api, repo, issue, (list) => {
     for (const c of list) {
       const held = byId.get(c.id);
       if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
     }
-  }, o);
+  }, options);
   return [...byId.values()].sort((x, y) => x.id - y.id);
 }
 
@@ -39,9 +39,9 @@ export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: num
  * A comment may come in two batches (a shared boundary second, or an edit
  * during the scan): callers must keep the newest `updated_at` per id.
  */
-export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue: number, onBatch: (comments: ForgejoComment[]) => void, o: ReadAllOptions = {}): Promise<void> {
-  const windowSize = o.windowSize ?? 2000;
-  const meta = o.issueMeta ?? (await api.getIssue(repo, issue));
+export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue: number, onBatch: (comments: ForgejoComment[]) => void, options: ReadAllOptions = {}): Promise<void> {
+  const windowSize = options.windowSize ?? 2000;
+  const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
   if ((meta.comments ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
 
   const client = api.client;
@@ -62,6 +62,6 @@ export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue:
       onBatch(await api.listComments(repo, issue, { since: iso(a), before: iso(b) }));
     }
   };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency ?? 2, bounds.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));
   onBatch(await api.listComments(repo, issue, { since: iso(scanStart) }));
 }

@@ -32,7 +32,7 @@ export async function readDirective(
   }
   const maxEpoch = entry.maxEpoch;
   const directiveRef = entry.directive;
-  let comment;
+  let comment: Awaited<ReturnType<ForgejoApi["getComment"]>>;
   try {
     comment = await api.getComment(repo, directiveRef.commentId);
   } catch (e) {

@@ -9,7 +9,7 @@ import { readDirective } from "./read-directive.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
 import { locateIssue } from "./locate-issue.ts";
-import { postExactlyOnce } from "./save-exactly-once.ts";
+import { postExactlyOnce } from "./post-exactly-once.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { coldResume } from "./cold-resume.ts";
 import { readAllComments } from "./read-all-comments.ts";

@@ -34,14 +34,14 @@ export async function api(
   forge: ForgeServer,
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string } = {},
+  opts: { token?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.Authorization = `token ${opts.token}`;
   let body: string | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (body !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
   const res = await fetch(forge.apiUrl + path, { method, headers, body });
   const text = await res.text();
   let json: unknown ;

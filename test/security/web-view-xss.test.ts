@@ -184,7 +184,9 @@ describe("web view page", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-security-policy")).toBe(WEB_CSP);
     expect(WEB_CSP).toContain("default-src 'none'");
-    expect(WEB_CSP).not.toContain("script-src");
+    // Scripts only from the server itself (mermaid and the page script): never inline, never eval, never a CDN.
+    expect(WEB_CSP).toContain("script-src 'self';");
+    expect(WEB_CSP).not.toMatch(/unsafe-eval|script-src[^;]*(unsafe-inline|https?:|\*)/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await res.text();
     // The page's own <head> (title, charset, stylesheet) comes before any user content; the rest is checked whole.

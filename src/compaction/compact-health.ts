@@ -1,0 +1,67 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { CommentRecord } from "../projection/index.ts";
+import { z } from "zod";
+import { CheckpostError, ForgejoApiError } from "../errors.ts";
+
+/** One archived comment: one JSON object per line of the archive (docs/retention.md). */
+export const ArchivedCommentSchema = z.object({
+  id: z.number().int().positive(),
+  author: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  html_url: z.string().optional(),
+  body: z.string(),
+});
+export type ArchivedComment = z.infer<typeof ArchivedCommentSchema>;
+
+export const ARCHIVE_PREFIX = "checkpost-health-archive-";
+
+export interface CompactionResult {
+  selected: number;
+  deleted: number;
+  archive: { name: string; url: string; bytes: number } | null;
+  dryRun: boolean;
+}
+
+/**
+ * Archive, then delete. The selected comments are written as gzipped JSON
+ * Lines and attached to the session issue; the attachment is read back and
+ * checked to hold every selected comment; only then is each comment deleted.
+ * A failed upload or a mismatched read-back deletes nothing (and throws). A
+ * dry run returns what would be archived and deleted, and changes nothing.
+ */
+export async function compactHealth(o: { api: ForgejoApi; repo: RepoRef; issue: number; selected: readonly CommentRecord[]; dryRun?: boolean; now?: () => Date }): Promise<CompactionResult> {
+  const { api, repo, issue, selected } = o;
+  if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(o.dryRun) };
+  const lines = selected.map((c) => JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment));
+  const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`, "utf8"));
+  const stamp = (o.now?.() ?? new Date()).toISOString().replace(/[-:]/g, "").slice(0, 15);
+  const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;
+  if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
+
+  const asset = await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+  const back = readArchive(await api.downloadAttachment(asset.browser_download_url));
+  const archived = new Set(back.map((a) => a.id));
+  const missing = selected.filter((c) => !archived.has(c.id));
+  if (missing.length) throw new CheckpostError(`the archive ${name} read back without ${missing.length} of its comments; nothing was deleted. Check the issue's attachments and try again.`);
+  let deleted = 0;
+  for (const c of selected) {
+    try {
+      await api.deleteComment(repo, c.id);
+      deleted++;
+    } catch (e) {
+      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e; // already gone: nothing to do
+    }
+  }
+  return { selected: selected.length, deleted, archive: { name, url: asset.browser_download_url, bytes: gz.length }, dryRun: false };
+}
+
+/** The comments in one archive (gzipped JSON Lines). */
+export function readArchive(gz: Buffer): ArchivedComment[] {
+  return gunzipSync(gz)
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => ArchivedCommentSchema.parse(JSON.parse(l)));
+}

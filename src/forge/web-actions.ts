@@ -1,0 +1,97 @@
+/**
+ * The web view's forms, as Forgejo's UI posts them: sign in and out (session cookie, CSRF token),
+ * post a comment, and tick a task-list checkbox in the issue body. Each action runs the same route
+ * handler as the API (permissions, webhooks), as the signed-in user.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { ApiFailure } from "./api-error.ts";
+import type { ForgeContext, RequestContext } from "./context.ts";
+import { verifyPassword } from "./password.ts";
+import { createComment } from "./routes/comments.ts";
+import { editIssue } from "./routes/issues.ts";
+import type { ApiResult } from "./types.ts";
+import { CSRF_COOKIE, SESSION_COOKIE, cookie, parseCookies, sameToken } from "./web-session.ts";
+import type { WebSessions } from "./web-session.ts";
+import { renderLoginPage } from "./web-view.ts";
+
+const TASK_LINE = /^(\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[)([ xX])(\]\s)/;
+
+/**
+ * Toggle the `index`-th task-list item of a Markdown body (outside code fences), as the rendered
+ * page numbers its checkboxes. Null when there is no such item.
+ */
+export function setTaskItem(body: string, index: number, checked: boolean): string | null {
+  const lines = body.split("\n");
+  let n = 0;
+  let fenced = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const m = TASK_LINE.exec(line);
+    if (!m) continue;
+    if (n++ === index) {
+      lines[i] = `${m[1]}${checked ? "x" : " "}${m[3]}${line.slice(m[0].length)}`;
+      return lines.join("\n");
+    }
+  }
+  return null;
+}
+
+/** Only a path on this server: "/x", never "//host" or "/\\host". */
+function localPath(p: string | null, fallback: string): string {
+  return p && /^\/(?![/\\])[^\s]*$/.test(p) ? p : fallback;
+}
+
+const redirect = (to: string, headers: Record<string, string> = {}): ApiResult => ({ status: 303, raw: "", headers: { Location: to, ...headers } });
+const plain = (status: number, text: string): ApiResult => ({ status, raw: text, contentType: "text/plain; charset=utf-8" });
+
+export function handleWebPost(forge: ForgeContext, sessions: WebSessions, url: URL, headers: IncomingHttpHeaders, raw: Buffer): ApiResult {
+  const form = new URLSearchParams(raw.toString("utf8"));
+  const path = url.pathname;
+  if (path === "/user/login") {
+    // Anonymous form: double-submit CSRF (the cookie set with the form must come back in the form).
+    if (!sameToken(form.get("_csrf"), parseCookies(headers).get(CSRF_COOKIE))) return plain(400, "Invalid CSRF token: reload the sign-in page and try again.");
+    const user = forge.store.userByLogin(form.get("user_name") ?? "");
+    if (!user || !verifyPassword(form.get("password") ?? "", forge.store.passwordHash(user.id))) {
+      const again = renderLoginPage(localPath(form.get("redirect_to"), "/"), form.get("_csrf") ?? "", "Username or password is incorrect.");
+      return { status: 200, raw: again.html, contentType: "text/html; charset=utf-8", headers: again.headers };
+    }
+    const s = sessions.create(user.id);
+    return redirect(localPath(form.get("redirect_to"), "/"), { "Set-Cookie": cookie(SESSION_COOKIE, s.id, 24 * 3600) });
+  }
+  const session = sessions.fromRequest(headers);
+  if (!session) return redirect(`/user/login?redirect_to=${encodeURIComponent(path.replace(/\/(comments|tasks)$/, ""))}`);
+  if (!sameToken(form.get("_csrf"), session.csrf)) return plain(400, "Invalid CSRF token: reload the page and try again.");
+  if (path === "/user/logout") {
+    sessions.destroy(session.id);
+    return redirect("/", { "Set-Cookie": cookie(SESSION_COOKIE, "", 0) });
+  }
+  const m = /^\/([^/]+)\/([^/]+)\/issues\/(\d+)\/(comments|tasks)$/.exec(path);
+  const doer = forge.store.userById(session.userId);
+  if (!m || !doer) return plain(404, "Not found");
+  const params = { owner: decodeURIComponent(m[1] as string), repo: decodeURIComponent(m[2] as string), index: m[3] as string };
+  const back = `/${m[1]}/${m[2]}/issues/${m[3]}`;
+  const run = (handler: (ctx: RequestContext) => ApiResult, body: unknown): ApiResult => {
+    try {
+      return handler({ forge, method: m[4] === "comments" ? "POST" : "PATCH", url, params, doer, body });
+    } catch (e) {
+      if (e instanceof ApiFailure) return e.result;
+      throw e;
+    }
+  };
+  if (m[4] === "comments") {
+    const r = run(createComment, { body: form.get("content") ?? "" });
+    if (r.status !== 201) return { ...plain(r.status, `The comment was not posted (${r.status}).`), ...(r.after ? { after: r.after } : {}) };
+    const id = (r.json as { id?: number } | undefined)?.id;
+    return { ...redirect(`${back}${id ? `#issuecomment-${id}` : ""}`), ...(r.after ? { after: r.after } : {}) };
+  }
+  const repo = forge.store.repoByName(params.owner, params.repo);
+  const issue = repo ? forge.store.issueByIndex(repo.id, Number(params.index)) : undefined;
+  const index = Number(form.get("index"));
+  const next = issue && Number.isSafeInteger(index) && index >= 0 ? setTaskItem(issue.body, index, form.get("checked") === "true") : null;
+  if (next === null) return plain(404, "No such task item.");
+  const r = run(editIssue, { body: next });
+  if (r.status >= 300) return plain(r.status, `The change was not saved (${r.status}): you may not edit this issue.`);
+  return { ...redirect(back), ...(r.after ? { after: r.after } : {}) };
+}

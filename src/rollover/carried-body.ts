@@ -1,0 +1,19 @@
+import { parseComment } from "../protocol/index.ts";
+
+/**
+ * The body of a carried comment: the original, byte for byte, plus one
+ * additive line saying where it came from. The line is added only when both
+ * readers provably ignore it: ours must parse the result to exactly what it
+ * parsed the original to (the line is not a header, and lands after the JSON
+ * block's end). The seed's reader only looks at lines starting with its
+ * header names and at the first ```json block, so a line after the block is
+ * invisible to it too (test/e2e/rollover.test.ts runs it). Otherwise the
+ * original body is carried unchanged.
+ */
+export function carriedBody(original: string, from: { issue: number; commentId: number }): string {
+  const line = `\n\n↪ carried over by checkpost from #${from.issue} (comment ${from.commentId})`;
+  const withLine = original + line;
+  const a = parseComment(original);
+  const b = parseComment(withLine);
+  return a.kind !== "none" && a.kind !== "invalid" && JSON.stringify(a) === JSON.stringify(b) ? withLine : original;
+}
