@@ -75,6 +75,8 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
       : undefined;
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
+  // Before discovery: the lease share counts the trackers already started.
+  replica?.attach(() => registry.all());
   const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
@@ -113,7 +115,6 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {
-    replica.attach(() => registry.all());
     await replica.balance().catch((e: unknown) => log.warn({ err: e }, "first replica heartbeat failed; will try again"));
     replica.start();
   }
@@ -142,7 +143,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       if (stopped) return;
       stopped = true;
       stopTimers();
-      replica?.stop();
+      await replica?.stop();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await receiver.idle();

@@ -110,8 +110,10 @@ export class ReplicaCoordinator {
     loop(Math.max(100, Math.floor(this.o.leaseTtlMs / 3)), "replica heartbeat", () => this.balance());
   }
 
-  stop(): void {
+  /** Stop the loops and leave the live set, so the others' share of leases grows at once. */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.timers.forEach(clearInterval);
+    await this.store.forgetReplica(this.o.replicaId).catch((e: unknown) => this.o.logger.warn({ err: e }, "could not leave the live replicas; the heartbeat runs out by itself"));
   }
 }

@@ -20,6 +20,8 @@ const server = testPostgres();
 const SECRET = "replica-webhook-secret";
 const API_TOKEN = "replica-api-token-0123456789abcdef";
 const REPO = { owner: "agent", repo: "work" };
+/** A second watched repository with its own session issue: leases spread over the replicas. */
+const OTHER = { owner: "agent", repo: "other" };
 
 describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (skipped: ${server.skipReason})`}`, () => {
   let forge: ForgeServer;
@@ -51,7 +53,8 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     const r = await fetch(`${bot.url}${path}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
     return { status: r.status, body: (await r.json()) as unknown };
   };
-  const leader = () => live().filter((b) => b.trackers().some((t) => t.o.lease.current() !== null));
+  const leadsIssue = (b: Bot, repo: typeof REPO) => b.trackers().some((t) => t.o.repo.repo === repo.repo && t.o.lease.current() !== null);
+  const leader = () => live().filter((b) => leadsIssue(b, REPO));
 
   beforeAll(async () => {
     dbUrl = await server.freshDatabase();
@@ -64,8 +67,12 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     a.addCollaborator("agent", "work", "checkpost-bot", "write");
     a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
     issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes.\n", labels: [DEFAULT_SESSION_LABEL] }).number;
+    a.createRepo("agent", "other");
+    a.addCollaborator("agent", "other", "checkpost-bot", "write");
+    a.createLabel("agent", "other", { name: DEFAULT_SESSION_LABEL });
+    a.createIssue("agent", "other", { title: DEFAULT_SESSION_TITLE, body: "Other notes.\n", labels: [DEFAULT_SESSION_LABEL] });
     config = {
-      ...defaultBotConfig({ url: forge.url, token: botToken }, [REPO]),
+      ...defaultBotConfig({ url: forge.url, token: botToken }, [REPO, OTHER]),
       trustedAuthors: ["agent"],
       webhookSecret: SECRET,
       apiTokens: [API_TOKEN],
@@ -109,9 +116,19 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
       },
       { timeout: 5_000, interval: 50 },
     );
-    const agents = await Promise.all(bots.map(async (b) => ((await get(b, "/api/agents")).body as { agents: { agent: string; latest: { phase: string } }[] }).agents.map((x) => [x.agent, x.latest.phase])));
+    const agents = await Promise.all(bots.map(async (b) => ((await get(b, `/api/agents?repo=agent/work&issue=${issue}`)).body as { agents: { agent: string; latest: { phase: string } }[] }).agents.map((x) => [x.agent, x.latest.phase])));
     expect(agents[0]).toEqual(agents[1]);
     expect(agents[0]).toHaveLength(3);
+  });
+
+  it("leases spread: with two session issues and two replicas, each replica leads one", async () => {
+    await vi.waitFor(
+      () => {
+        for (const repo of [REPO, OTHER]) expect(live().filter((b) => leadsIssue(b, repo))).toHaveLength(1);
+        expect(live().filter((b) => leadsIssue(b, REPO))[0]).not.toBe(live().filter((b) => leadsIssue(b, OTHER))[0]);
+      },
+      { timeout: 15_000, interval: 50 },
+    );
   });
 
   it("exactly one replica leads the issue and only it writes the dashboard, fenced by its token", async () => {

@@ -82,12 +82,11 @@ describe("deployment manifests", () => {
   });
 
   it("run the image the way `npm start` runs the bot", () => {
-    const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["start"] ?? "";
-    const entry = start.match(/\S+\.js/)?.[0];
-    expect(entry).toBeDefined();
-    expect(dockerfile).toContain(`"${entry}"`);
-    for (const flag of start.match(/--[a-z-]+/g) ?? []) expect(dockerfile).toContain(`"${flag}"`);
-    for (const m of start.matchAll(/([A-Z_]+)=(\S+)/g)) expect(dockerEnv[m[1] as string]).toBe(m[2]);
+    // npm start (scripts/start.mjs) runs the bot with the node arguments and env of scripts/bot-command.json.
+    const bot = JSON.parse(read("scripts/bot-command.json")) as { nodeArgs: string[]; env: Record<string, string> };
+    expect(bot.nodeArgs.some((a) => a.endsWith(".js"))).toBe(true);
+    expect(dockerfile).toContain(`CMD ${JSON.stringify(["node", ...bot.nodeArgs]).replaceAll(",", ", ")}`);
+    for (const [name, value] of Object.entries(bot.env)) expect(dockerEnv[name]).toBe(value);
   });
 
   it("are explained in docs/scale-out.md, with every scale-out variable", () => {
