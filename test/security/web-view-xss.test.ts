@@ -198,13 +198,11 @@ describe("web view page", () => {
     expect(rest).not.toMatch(/<\s*(script|iframe|style|object|embed|svg|base|meta|link|form|frame)\b/i);
   });
 
-  it("renders an issue with an 8 MB and a 30 MB comment, truncated, instead of answering 500", async () => {
+  it("renders an issue with an 8 MB comment, truncated, instead of answering 500 (30 MB: web-view-huge-30mib.test.ts)", async () => {
     s = await seededForge();
     const i = s.forge.admin.createIssue("alice", "widgets", { title: "huge" });
     const eight = `[CHECKPOINT] evil\n${"x".repeat(8 * 1024 * 1024)}`;
-    const thirty = "y".repeat(30 * 1024 * 1024);
     const a = asRecord((await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, { token: s.bob, body: { body: eight } })).json);
-    const b = asRecord((await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, { token: s.bob, body: { body: thirty } })).json);
     await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, { token: s.bob, body: { body: "small **after**" } });
     const res = await fetch(`${s.forge.url}/alice/widgets/issues/${i.number}`);
     expect(res.status).toBe(200);
@@ -212,7 +210,6 @@ describe("web view page", () => {
     expect(html.length).toBeLessThan(4 * WEB_BODY_LIMIT);
     expect(html).toContain(`Truncated: this text is ${eight.length.toLocaleString("en-US")} characters`);
     expect(html).toContain(`/api/v1/repos/alice/widgets/issues/comments/${String(a.id)}`);
-    expect(html).toContain(`/api/v1/repos/alice/widgets/issues/comments/${String(b.id)}`);
     expect(html).toContain("<strong>after</strong>");
   });
 });
