@@ -81,13 +81,20 @@ describe("deployment manifests", () => {
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${port?.containerPort}$`, "m"));
   });
 
-  it("run the image the way `npm start` runs the bot", () => {
+  it("run the image the way `npm start` runs the bot (scripts/start.mjs: entry, node flags, env)", () => {
     const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["start"] ?? "";
-    const entry = start.match(/\S+\.js/)?.[0];
+    const script = start.match(/\S+\.m?js/)?.[0] ?? "";
+    const launch = read(script).split("\n").find((l) => l.includes("spawn(process.execPath")) ?? "";
+    const entry = launch.match(/"(dist\/[^"]+\.js)"/)?.[1];
     expect(entry).toBeDefined();
     expect(dockerfile).toContain(`"${entry}"`);
-    for (const flag of start.match(/--[a-z-]+/g) ?? []) expect(dockerfile).toContain(`"${flag}"`);
-    for (const m of start.matchAll(/([A-Z_]+)=(\S+)/g)) expect(dockerEnv[m[1] as string]).toBe(m[2]);
+    const flags = [...launch.matchAll(/"(--[a-z-]+)"/g)].map((m) => m[1]);
+    expect(flags.length).toBeGreaterThan(0);
+    for (const flag of flags) expect(dockerfile).toContain(`"${flag}"`);
+    for (const m of launch.matchAll(/([A-Z_]+): "([^"]*)"/g)) expect(dockerEnv[m[1] as string], m[1]).toBe(m[2]);
+    // The image builds what `npm run build` needs.
+    const build = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["build"] ?? "";
+    for (const f of build.match(/scripts\/[\w-]+\.ts|tsconfig[\w.]*\.json/g) ?? []) expect(dockerfile, f).toMatch(new RegExp(`COPY [^\n]*${f.split("/")[0]}`));
   });
 
   it("are explained in docs/scale-out.md, with every scale-out variable", () => {
