@@ -54,7 +54,8 @@ if (built < newest(join(root, "src"))) {
 
 // 4. Run the bot compiled, with the memory settings the benchmarks use; keep the pid while it runs.
 mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-const child = spawn(process.execPath, ["--optimize-for-size", join(root, "dist/bot/main.js"), ...process.argv.slice(2)], { stdio: "inherit", env: { MALLOC_ARENA_MAX: "2", ...env } });
+const bot = JSON.parse(readFileSync(join(root, "scripts/bot-command.json"), "utf8"));
+const child = spawn(process.execPath, [...bot.nodeArgs, ...process.argv.slice(2)], { cwd: root, stdio: "inherit", env: { ...bot.env, ...env } });
 writeFileSync(pidFile, `${child.pid}\n`);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => {

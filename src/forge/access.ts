@@ -18,12 +18,12 @@ export function credentialsFromRequest(url: URL, headers: IncomingHttpHeaders): 
   if (q) return { kind: "token", token: q };
   const auth = headers.authorization;
   if (!auth) return undefined;
-  const m = /^(token|bearer)\s+(\S+)\s*$/i.exec(auth);
-  if (m) return { kind: "token", token: m[2]! };
-  const b = /^basic\s+(\S*)\s*$/i.exec(auth);
-  if (!b) return undefined;
+  const token = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(auth)?.[1];
+  if (token !== undefined) return { kind: "token", token };
+  const basic = /^basic\s+(\S*)\s*$/i.exec(auth)?.[1];
+  if (basic === undefined) return undefined;
   // base.BasicAuthDecode: base64 of "user:password", split at the first colon.
-  const decoded = Buffer.from(b[1]!, "base64").toString("utf8");
+  const decoded = Buffer.from(basic, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   return colon < 0 ? { kind: "basic", user: decoded, password: "" } : { kind: "basic", user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

@@ -54,7 +54,8 @@ export function handleWebPost(forge: ForgeContext, sessions: WebSessions, url: U
     if (!sameToken(form.get("_csrf"), parseCookies(headers).get(CSRF_COOKIE))) return plain(400, "Invalid CSRF token: reload the sign-in page and try again.");
     const user = forge.store.userByLogin(form.get("user_name") ?? "");
     if (!user || !verifyPassword(form.get("password") ?? "", forge.store.passwordHash(user.id))) {
-      return { ...renderLoginPage(form.get("redirect_to") ?? "/", form.get("_csrf") ?? "", "Username or password is incorrect."), status: 200 };
+      const again = renderLoginPage(localPath(form.get("redirect_to"), "/"), form.get("_csrf") ?? "", "Username or password is incorrect.");
+      return { status: 200, raw: again.html, contentType: "text/html; charset=utf-8", headers: again.headers };
     }
     const s = sessions.create(user.id);
     return redirect(localPath(form.get("redirect_to"), "/"), { "Set-Cookie": cookie(SESSION_COOKIE, s.id, 24 * 3600) });

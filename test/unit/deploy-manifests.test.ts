@@ -81,17 +81,12 @@ describe("deployment manifests", () => {
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${port?.containerPort}$`, "m"));
   });
 
-  it("run the image the way `npm start` runs the bot (scripts/start.mjs: entry, node flags, env)", () => {
-    const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["start"] ?? "";
-    const script = start.match(/\S+\.m?js/)?.[0] ?? "";
-    const launch = read(script).split("\n").find((l) => l.includes("spawn(process.execPath")) ?? "";
-    const entry = launch.match(/"(dist\/[^"]+\.js)"/)?.[1];
-    expect(entry).toBeDefined();
-    expect(dockerfile).toContain(`"${entry}"`);
-    const flags = [...launch.matchAll(/"(--[a-z-]+)"/g)].map((m) => m[1]);
-    expect(flags.length).toBeGreaterThan(0);
-    for (const flag of flags) expect(dockerfile).toContain(`"${flag}"`);
-    for (const m of launch.matchAll(/([A-Z_]+): "([^"]*)"/g)) expect(dockerEnv[m[1] as string], m[1]).toBe(m[2]);
+  it("run the image the way `npm start` runs the bot", () => {
+    // npm start (scripts/start.mjs) runs the bot with the node arguments and env of scripts/bot-command.json.
+    const bot = JSON.parse(read("scripts/bot-command.json")) as { nodeArgs: string[]; env: Record<string, string> };
+    expect(bot.nodeArgs.some((a) => a.endsWith(".js"))).toBe(true);
+    expect(dockerfile).toContain(`CMD ${JSON.stringify(["node", ...bot.nodeArgs]).replaceAll(",", ", ")}`);
+    for (const [name, value] of Object.entries(bot.env)) expect(dockerEnv[name]).toBe(value);
     // The image builds what `npm run build` needs.
     const build = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["build"] ?? "";
     for (const f of build.match(/scripts\/[\w-]+\.ts|tsconfig[\w.]*\.json/g) ?? []) expect(dockerfile, f).toMatch(new RegExp(`COPY [^\n]*${f.split("/")[0]}`));

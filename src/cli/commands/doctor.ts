@@ -296,8 +296,8 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
 /** Deliveries by result from the bot's checkpost_webhook_deliveries_total (Prometheus text). */
 function deliveryCounts(text: string): Map<string, number> {
   const byResult = new Map<string, number>();
-  for (const m of text.matchAll(/^checkpost_webhook_deliveries_total\{[^}]*result="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm)) {
-    byResult.set(m[1]!, (byResult.get(m[1]!) ?? 0) + Number(m[2]));
+  for (const [, result = "", count] of text.matchAll(/^checkpost_webhook_deliveries_total\{[^}]*result="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm)) {
+    byResult.set(result, (byResult.get(result) ?? 0) + Number(count));
   }
   return byResult;
 }
