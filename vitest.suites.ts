@@ -20,5 +20,6 @@ export const SLOW_SUITES = [
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  "test/e2e/rollover.test.ts", // rollover with the seed's Python and chain readers (~15 s)
   "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
 ];
