@@ -87,6 +87,9 @@ describe("deployment manifests", () => {
     expect(bot.nodeArgs.some((a) => a.endsWith(".js"))).toBe(true);
     expect(dockerfile).toContain(`CMD ${JSON.stringify(["node", ...bot.nodeArgs]).replaceAll(",", ", ")}`);
     for (const [name, value] of Object.entries(bot.env)) expect(dockerEnv[name]).toBe(value);
+    // The image builds what `npm run build` needs.
+    const build = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["build"] ?? "";
+    for (const f of build.match(/scripts\/[\w-]+\.ts|tsconfig[\w.]*\.json/g) ?? []) expect(dockerfile, f).toMatch(new RegExp(`COPY [^\n]*${f.split("/")[0]}`));
   });
 
   it("are explained in docs/scale-out.md, with every scale-out variable", () => {
