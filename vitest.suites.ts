@@ -13,7 +13,6 @@ export const SLOW_SUITES = [
   "test/security/untrusted-names.test.ts",
   "test/security/huge-comment.test.ts",
   "test/security/web-view-xss.test.ts",
-  "test/security/web-view-browser.test.ts",
   "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
