@@ -8,16 +8,18 @@ export const SLOW_SUITES = [
   "test/reliability/crash.test.ts",
   "test/reliability/faults.test.ts",
   "test/reliability/fuzz.test.ts",
-  "test/reliability/trust-suite.test.ts",
-  // trust at size: 20,000 untrusted names, a 30 MiB comment; and the web view in headless Chromium
-  "test/security/untrusted-names.test.ts",
-  "test/security/huge-comment.test.ts",
+  "test/reliability/trust-suite.test.ts", // runs the reliability:trust scenarios at reduced counts
+  // trust at size: 20,000 untrusted names, a 30 MiB comment (npm test runs the same checks at 2,000
+  // names and 8 MiB, so each issue-9 attack stays in npm test); and the web view in headless Chromium
+  "test/security/untrusted-names-20k.test.ts",
+  "test/security/huge-comment-30mib.test.ts",
   "test/security/web-view-xss.test.ts",
+  "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
   "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
+  "test/e2e/rollover.test.ts", // rollover with the seed's Python and chain readers (~15 s)
   "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
-  "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
 ];

@@ -63,6 +63,7 @@ export interface BotConfig {
  */
 export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
   const config = botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
-  // Embedders choose where state goes; by default nothing is written to the working directory.
-  return { ...config, storeFile: ":memory:" };
+  // Embedders choose where state goes (by default nothing is written to the working directory) and opt in
+  // to what changes the issue beyond the dashboard: rollover and compaction are off here, on in `npm start`.
+  return { ...config, storeFile: ":memory:", rolloverAt: 0, healthRetentionMs: 0 };
 }

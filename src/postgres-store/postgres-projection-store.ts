@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { ResumeIndex } from "../dashboard/index.ts";
 import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/index.ts";
 import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
-import { advanceWatermark } from "../projection-store/advance-watermark.ts";
+import { advanceWatermarkAll } from "../projection-store/advance-watermark-all.ts";
 import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
 import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
 import { migrate } from "./migrate.ts";
@@ -224,8 +224,7 @@ export class PostgresProjectionStore implements ProjectionStore {
     if (!events.some((e) => e.type === "upsert")) return;
     const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue])).rows[0];
     const w0: Watermark | null = cur ? { updatedAtSecond: Number(cur.s), idsInSecond: cur.ids.map(Number) } : null;
-    let w = w0;
-    for (const e of events) if (e.type === "upsert") w = advanceWatermark(w, e.comment.id, e.comment.updatedAt);
+    const w = advanceWatermarkAll(w0, events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])));
     if (!w || w === w0) return;
     await c.query(
       `INSERT INTO checkpost_watermarks (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3)

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
-import { advanceWatermark } from "./advance-watermark.ts";
+import { advanceWatermarkAll } from "./advance-watermark-all.ts";
 import { foldStoredComment } from "./fold-stored-comment.ts";
 import { IssueMetaSchema } from "./projection-store.ts";
 import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
@@ -108,8 +108,8 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       if (inserted.changes === 0) return { duplicate: true, changed: [] };
     }
     const changed: CommentEvent[] = [];
-    let w = getWatermark(issue);
-    const w0 = w;
+    const w0 = getWatermark(issue);
+    const versions: { id: number; updatedAt: string }[] = [];
     for (const ev of events) {
       const id = ev.type === "delete" ? ev.commentId : ev.comment.id;
       const prevRow = getComment(issue, id);
@@ -117,8 +117,9 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       if (!next) continue;
       putComment(issue, next);
       changed.push(ev);
-      if (ev.type === "upsert") w = advanceWatermark(w, ev.comment.id, ev.comment.updatedAt);
+      if (ev.type === "upsert") versions.push({ id: ev.comment.id, updatedAt: ev.comment.updatedAt });
     }
+    const w = advanceWatermarkAll(w0, versions);
     if (w && w !== w0) st("INSERT OR REPLACE INTO watermarks (issue, second, ids) VALUES (?, ?, ?)").run(issue, w.updatedAtSecond, JSON.stringify(w.idsInSecond));
     return { duplicate: false, changed };
   };

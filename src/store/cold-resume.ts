@@ -7,6 +7,7 @@ import { createProjection } from "../projection/index.ts";
 import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndexEntry } from "../dashboard/index.ts";
+import { commentOnIssue } from "./comment-on-issue.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
@@ -30,13 +31,6 @@ function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustP
   p.replaceAll(records);
   const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
   return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
-}
-
-/** The comment is on this issue (Forgejo's `issue_url` is the issue's web URL; `html_url` adds `#issuecomment-N`). */
-function onIssue(c: ForgejoComment, repo: RepoRef, issue: number): boolean {
-  const tail = `/${repo.owner}/${repo.repo}/issues/${issue}`.toLowerCase();
-  if (c.issue_url) return c.issue_url.toLowerCase().endsWith(tail);
-  return c.html_url.toLowerCase().endsWith(`${tail}#issuecomment-${c.id}`);
 }
 
 /** The pointed comment is what the entry says: this agent+session's checkpoint, its Id/Seq/Epoch, not below the entry's fence. */
@@ -99,7 +93,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       throw e;
     }
     const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
-    if (!onIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
+    if (!commentOnIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
     pointed = toCommentRecord(c);
   }
   // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
@@ -112,7 +106,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       if (e instanceof ForgejoApiError && e.status === 404) return full();
       throw e;
     }
-    if (!onIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
+    if (!commentOnIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
     controls.push(toCommentRecord(c));
   }
   const records = (await tail).map(toCommentRecord);

@@ -1,6 +1,7 @@
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
-import { extractResumeIndex } from "../dashboard/index.ts";
+import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import { commentOnIssue } from "./comment-on-issue.ts";
 import { parseComment, verifyControlSignature } from "../protocol/index.ts";
 import type { Directive, TrustPolicy } from "../projection/index.ts";
 
@@ -21,21 +22,28 @@ export async function readDirective(
   policy: () => TrustPolicy | Promise<TrustPolicy>,
 ): Promise<{ directive: Directive | null; maxEpoch: number }> {
   const meta = await api.getIssue(repo, issue);
-  const entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
-  const maxEpoch = entry?.maxEpoch ?? 0;
-  if (!entry?.directive) return { directive: null, maxEpoch };
+  let entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
+  if (!entry?.directive) return { directive: null, maxEpoch: entry?.maxEpoch ?? 0 };
+  const { trustedAuthors, signingKey } = await policy();
+  if (signingKey) {
+    // With a key, only the bot's signed index is believed (docs/security.md).
+    entry = extractResumeIndex(meta.body, { signing: { key: signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } })?.entries.find((e) => e.agent === agent && e.session === session);
+    if (!entry?.directive) return { directive: null, maxEpoch: entry?.maxEpoch ?? 0 };
+  }
+  const maxEpoch = entry.maxEpoch;
+  const directiveRef = entry.directive;
   let comment: Awaited<ReturnType<ForgejoApi["getComment"]>>;
   try {
-    comment = await api.getComment(repo, entry.directive.commentId);
+    comment = await api.getComment(repo, directiveRef.commentId);
   } catch (e) {
     if (e instanceof ForgejoApiError && e.status === 404) return { directive: null, maxEpoch };
     throw e;
   }
   const p = parseComment(comment.body);
-  const { trustedAuthors, signingKey } = await policy();
+  if (!commentOnIssue(comment, repo, issue)) return { directive: null, maxEpoch };
   if (p.kind !== "control" || p.control.agent !== agent || p.control.session !== session) return { directive: null, maxEpoch };
   const c = p.control;
-  const kind = entry.directive.kind;
+  const kind = directiveRef.kind;
   const actionFits = kind === "pause" ? c.action === "pause" : c.action === kind;
   const trusted = trustedAuthors.has(comment.user.login.toLowerCase()) && comment.updated_at === comment.created_at;
   if (!actionFits || !trusted || (signingKey !== undefined && !verifyControlSignature(c, signingKey))) return { directive: null, maxEpoch };

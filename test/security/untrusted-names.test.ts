@@ -1,54 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { botWorld } from "../helpers/bot-world.ts";
-import type { BotWorld } from "../helpers/bot-world.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config.ts";
-import { createLogger } from "../../src/log/create-logger.ts";
-import { formatCheckpoint } from "../../src/protocol/index.ts";
-import { MAX_UNTRUSTED_AUTHORS_LISTED } from "../../src/projection/index.ts";
+import { untrustedNamesSuite } from "./untrusted-names-suite.ts";
 
-// Issue 9, attack 5 (scale): 20,000 untrusted agent names made bot start-up O(N²) (40 s), each
-// name a dashboard row, a Silent state and a stale alert. Now they are counted and nothing else.
-// The start-up time at this size is measured by the reliability suite (docs/reliability.md), not here.
-
-let w: BotWorld;
-afterEach(async () => w?.close());
-
-const N = 20_000;
-const cp = (agent: string) => formatCheckpoint({ agent, session: "s1", phase: "clone_complete", timestamp: "2026-11-29T10:00:00Z", data: {} });
-
-describe(`${N} untrusted agent names`, () => {
-  it("start-up, liveness and the dashboard hold only the trusted agent; anomalies stay bounded", async () => {
-    w = await botWorld();
-    const a = w.forge.admin;
-    // 200 untrusted authors × 100 names each, plus one trusted checkpoint.
-    for (let u = 0; u < 200; u++) a.createUser(`stranger${u}`);
-    a.bulkComments("agent", "work", w.issue, Array.from({ length: N }, (_, i) => ({ login: `stranger${i % 200}`, body: cp(`ghost-${i}`) })));
-    a.bulkComments("agent", "work", w.issue, [{ login: "agent", body: cp("implementation-worker") }]);
-
-    const bot = await createBot(
-      { ...defaultBotConfig({ url: w.forge.url, token: w.botToken }, [w.repo]), trustedAuthors: ["agent"], webhookSecret: "s", port: 0, pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0, liveness: { minStaleMs: 60_000 }, staleAlerts: true },
-      { logger: createLogger({ level: "silent", pretty: false }), now: () => new Date(Date.now() + 3600_000) },
-    );
-    try {
-      const t = bot.trackers()[0];
-      const snap = t?.projection.snapshot();
-      expect(snap?.comments).toBe(N + 1);
-      expect(snap?.entries.map((e) => e.agent)).toEqual(["implementation-worker"]);
-      expect(Object.keys(t?.livenessStates() ?? {})).toHaveLength(1);
-      const untrusted = snap?.anomalies.filter((x) => x.kind === "untrusted-author") ?? [];
-      expect(untrusted).toHaveLength(MAX_UNTRUSTED_AUTHORS_LISTED + 1);
-      expect(untrusted[0]?.detail).toBe(`${200 - MAX_UNTRUSTED_AUTHORS_LISTED} more untrusted authors wrote ${(200 - MAX_UNTRUSTED_AUTHORS_LISTED) * 100} protocol comments; ignored`);
-      // One alert at most: the trusted agent's (an hour silent).
-      const alerts = (await w.api(w.agentToken).listComments(w.repo, w.issue)).filter((c) => c.body.startsWith("<!-- checkpost:alert"));
-      expect(alerts.length).toBeLessThanOrEqual(1);
-      // The dashboard it would write has one row.
-      await bot.flushDashboards();
-      const body = (await w.api(w.agentToken).getIssue(w.repo, w.issue)).body;
-      expect(body).not.toMatch(/ghost-/);
-      expect(Buffer.byteLength(body)).toBeLessThan(64 * 1024);
-    } finally {
-      await bot.stop();
-    }
-  });
-});
+// Issue 9, attack 5 at 2,000 names; 20,000 run in `npm run test:slow` (untrusted-names-20k.test.ts)
+// and in `npm run reliability:trust`, which also times the start-up.
+untrustedNamesSuite(2_000);
