@@ -56,10 +56,33 @@ const quantile = (xs: number[], q: number) => {
 };
 const summary = (xs: Sample[]): Summary => ({
   runs: xs.length,
-  medianMs: Math.round(quantile(xs.map((x) => x.wall_ms), 0.5)),
-  p90Ms: Math.round(quantile(xs.map((x) => x.wall_ms), 0.9)),
-  medianCpuMs: Math.round(quantile(xs.map((x) => x.cpu_ms), 0.5)),
-  medianRssMiB: Math.round((quantile(xs.map((x) => x.maxrss_kib), 0.5) / 1024) * 10) / 10,
+  medianMs: Math.round(
+    quantile(
+      xs.map((x) => x.wall_ms),
+      0.5,
+    ),
+  ),
+  p90Ms: Math.round(
+    quantile(
+      xs.map((x) => x.wall_ms),
+      0.9,
+    ),
+  ),
+  medianCpuMs: Math.round(
+    quantile(
+      xs.map((x) => x.cpu_ms),
+      0.5,
+    ),
+  ),
+  medianRssMiB:
+    Math.round(
+      (quantile(
+        xs.map((x) => x.maxrss_kib),
+        0.5,
+      ) /
+        1024) *
+        10,
+    ) / 10,
   maxRssMiB: Math.round((Math.max(...xs.map((x) => x.maxrss_kib)) / 1024) * 10) / 10,
 });
 
@@ -83,7 +106,14 @@ export async function cliSpeed(opts: { runs: number; latencies: number[]; log?: 
     a.createRepo("agent", "work");
     a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
     const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, labels: [DEFAULT_SESSION_LABEL] }).number;
-    const env = { ...process.env, FORGEJO_URL: forge.url, FORGEJO_TOKEN: token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cli-bench-")), LOG_LEVEL: "warn" as const };
+    const env = {
+      ...process.env,
+      FORGEJO_URL: forge.url,
+      FORGEJO_TOKEN: token,
+      FORGEJO_REPOSITORY: "agent/work",
+      CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cli-bench-")),
+      LOG_LEVEL: "warn" as const,
+    };
     const measure = async (cmd: string[]): Promise<Sample> => {
       const { stdout } = await run(py, [join(root, "bench/measure.py"), ...cmd], { env, encoding: "utf8" });
       const r = JSON.parse(stdout) as Sample & { status: number };
@@ -119,7 +149,9 @@ export async function cliSpeed(opts: { runs: number; latencies: number[]; log?: 
       const ratio = Math.round((r.cli.medianMs / r.seed.medianMs) * 100) / 100;
       const goalRatio = latencyMs > 0 ? 1.0 : 1.5;
       results.push({ ...r, ratio, goalRatio, met: { time: ratio <= goalRatio, rss: r.cli.maxRssMiB <= 64 } });
-      log(`cli-speed @${latencyMs} ms: seed ${r.seed.medianMs} ms / ${r.seed.medianRssMiB} MiB, checkpost ${r.cli.medianMs} ms / ${r.cli.medianRssMiB} MiB (×${ratio}), unbundled ${r.cliUnbundled.medianMs} ms`);
+      log(
+        `cli-speed @${latencyMs} ms: seed ${r.seed.medianMs} ms / ${r.seed.medianRssMiB} MiB, checkpost ${r.cli.medianMs} ms / ${r.cli.medianRssMiB} MiB (×${ratio}), unbundled ${r.cliUnbundled.medianMs} ms`,
+      );
     }
     a.setFaults({});
     // Every process really saved: one parseable checkpoint per run.

@@ -88,7 +88,16 @@ export function simulateDashboardWrites(
     if ((now - start) % tick === 0) pending = true; // the liveness tick re-renders
     if (pending && now - lastWrite >= minInterval) flush(now);
   }
-  return { agents, hours, activeHours: (activeUntil - start) / 3_600_000, checkpointsPerHour: checkpoints / hours, writesPerHour: writes / hours, unchangedRendersPerHour: unchanged / hours, idleWritesPerHour: end > activeUntil ? idleWrites / ((end - activeUntil) / 3_600_000) : null, maxBodyBytes };
+  return {
+    agents,
+    hours,
+    activeHours: (activeUntil - start) / 3_600_000,
+    checkpointsPerHour: checkpoints / hours,
+    writesPerHour: writes / hours,
+    unchangedRendersPerHour: unchanged / hours,
+    idleWritesPerHour: end > activeUntil ? idleWrites / ((end - activeUntil) / 3_600_000) : null,
+    maxBodyBytes,
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

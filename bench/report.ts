@@ -65,13 +65,22 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
     add(`cold resume growth, bytes (${range})`, times(last.cold.seed.cost.bytes, first.cold.seed.cost.bytes), times(last.cold.checkpostIndex.cost.bytes, first.cold.checkpostIndex.cost.bytes));
     add(`cold resume growth, wall time (${range})`, times(last.cold.seed.cost.ms, first.cold.seed.cost.ms), times(last.cold.checkpostIndex.cost.ms, first.cold.checkpostIndex.cost.ms));
   }
-  add(`parse: MB/s (${int(r.parse.corpusComments)} bodies)`, num(r.parse.seed.mbPerSec, 0), num(r.parse.checkpost.mbPerSec, 0), `${num(r.parse.checkpost.mbPerSec / r.parse.seed.mbPerSec, 2)}× (cp/seed)`);
+  add(
+    `parse: MB/s (${int(r.parse.corpusComments)} bodies)`,
+    num(r.parse.seed.mbPerSec, 0),
+    num(r.parse.checkpost.mbPerSec, 0),
+    `${num(r.parse.checkpost.mbPerSec / r.parse.seed.mbPerSec, 2)}× (cp/seed)`,
+  );
   add("parse: comments/s", int(r.parse.seed.commentsPerSec), int(r.parse.checkpost.commentsPerSec));
 
   // Targets
   const targets: Target[] = [];
   const t = (target: string, result: string, met: boolean) => targets.push({ target, result, met });
-  t("save = 1 request", r.scenarios.map((s) => `${int(s.save.checkpost.requests)} @${k(s.n)}`).join(", "), r.scenarios.every((s) => s.save.checkpost.requests === 1));
+  t(
+    "save = 1 request",
+    r.scenarios.map((s) => `${int(s.save.checkpost.requests)} @${k(s.n)}`).join(", "),
+    r.scenarios.every((s) => s.save.checkpost.requests === 1),
+  );
   const ref = withCold.find((s) => s.n === 10_000) ?? withCold.filter((s) => s.n <= 10_000).pop() ?? withCold[0];
   if (ref) {
     const c = ref.cold;
@@ -126,8 +135,14 @@ export function formatReport(r: BenchResults, rep: { rows: Row[]; targets: Targe
     `forge: embedded Forgejo, +${c.latencyMs} ms/request, ${num(c.bandwidthBytesPerSec / 1024 / 1024, 0)} MiB/s cap; sizes ${c.sizes.join(", ")}; wall ${num(r.wallSeconds, 0)} s`,
     "",
   ];
-  const rows = table(["metric", "seed", "checkpost", "ratio (seed/checkpost)"], rep.rows.map((x) => [x.metric, x.seed, x.checkpost, x.ratio]));
-  const tg = table(["target", "result", "met"], rep.targets.map((x) => [x.target, x.result, x.met ? "yes" : "NO"]));
+  const rows = table(
+    ["metric", "seed", "checkpost", "ratio (seed/checkpost)"],
+    rep.rows.map((x) => [x.metric, x.seed, x.checkpost, x.ratio]),
+  );
+  const tg = table(
+    ["target", "result", "met"],
+    rep.targets.map((x) => [x.target, x.result, x.met ? "yes" : "NO"]),
+  );
   const probes = r.scenarios
     .filter((s) => s.cold)
     .slice(-1)

@@ -115,7 +115,12 @@ async function restartAt(n: number) {
   a.createLabel(AGENT_LOGIN, "work", { name: DEFAULT_SESSION_LABEL });
   const issue = a.createIssue(AGENT_LOGIN, "work", { title: DEFAULT_SESSION_TITLE, body: "", labels: [DEFAULT_SESSION_LABEL] }).number;
   const data = generateDataset(n, Date.now());
-  a.bulkComments(AGENT_LOGIN, "work", issue, data.comments.map((c) => ({ login: c.login, body: c.body, createdAt: c.at })));
+  a.bulkComments(
+    AGENT_LOGIN,
+    "work",
+    issue,
+    data.comments.map((c) => ({ login: c.login, body: c.body, createdAt: c.at })),
+  );
   const dir = mkdtempSync(join(tmpdir(), "checkpost-bench-store-"));
   const logger = createLogger({ level: "silent", pretty: false, destination: new Writable({ write: (_c, _e, cb) => cb() }) });
   const config = {
@@ -144,7 +149,13 @@ async function restartAt(n: number) {
     const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
     await bot.stop();
     const reads = urls.filter((u) => /\/comments$/.test(u.pathname));
-    return { ms: Math.round(ms), comments, commentReads: reads.length, sinceReads: reads.filter((u) => u.searchParams.has("since") && !u.searchParams.has("before")).length, heapMiB: Math.round(heapMiB) };
+    return {
+      ms: Math.round(ms),
+      comments,
+      commentReads: reads.length,
+      sinceReads: reads.filter((u) => u.searchParams.has("since") && !u.searchParams.has("before")).length,
+      heapMiB: Math.round(heapMiB),
+    };
   };
   const first = await run();
   const restart = await run();
@@ -154,7 +165,10 @@ async function restartAt(n: number) {
 }
 
 const started = Date.now();
-const sims = [simulate({ label: "no rollover, no compaction", rolloverAt: 0, retentionMs: 0 }), simulate({ label: "rollover at 1000 + compaction 24h (defaults)", rolloverAt: 1000, retentionMs: 24 * 3600_000 })];
+const sims = [
+  simulate({ label: "no rollover, no compaction", rolloverAt: 0, retentionMs: 0 }),
+  simulate({ label: "rollover at 1000 + compaction 24h (defaults)", rolloverAt: 1000, retentionMs: 24 * 3600_000 }),
+];
 const restarts = [];
 for (const n of sizes) restarts.push(await restartAt(n));
 const result = { at: new Date().toISOString(), hours, sims, restarts, wallSeconds: Math.round((Date.now() - started) / 1000) };
@@ -163,7 +177,12 @@ if (out) writeFileSync(out, JSON.stringify(result, null, 2));
 for (const s of sims)
   process.stdout.write(
     `${s.label}: written ${s.written}, live max ${s.maxLive}, live at end ${s.finalLive}, rollovers ${s.rollovers}, compacted ${s.compacted}, resume checks ${s.resumeChecks}: checkpost wrong ${s.checkpostWrong}, seed wrong ${s.seedWrong}\n` +
-      `  live size by 12 h: ${s.sizes.filter((x) => x.hour % 12 === 0).map((x) => `${x.hour}h=${x.comments}`).join(" ")}\n`,
+      `  live size by 12 h: ${s.sizes
+        .filter((x) => x.hour % 12 === 0)
+        .map((x) => `${x.hour}h=${x.comments}`)
+        .join(" ")}\n`,
   );
 for (const r of restarts)
-  process.stdout.write(`N=${r.n}: first start ${r.first.ms} ms (${r.first.commentReads} comment reads), restart from store ${r.restart.ms} ms (${r.restart.commentReads} comment reads, ${r.restart.sinceReads} with since); heap ${r.first.heapMiB}/${r.restart.heapMiB} MiB (bot+forge in one process)\n`);
+  process.stdout.write(
+    `N=${r.n}: first start ${r.first.ms} ms (${r.first.commentReads} comment reads), restart from store ${r.restart.ms} ms (${r.restart.commentReads} comment reads, ${r.restart.sinceReads} with since); heap ${r.first.heapMiB}/${r.restart.heapMiB} MiB (bot+forge in one process)\n`,
+  );

@@ -98,7 +98,9 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
   log("dashboard writes per hour (simulated clock)");
   const dashboardWrites = { busy: simulateDashboardWrites({ hours: 2 }), idle: simulateDashboardWrites({ hours: 7, activeHours: 1 }) };
-  log(`dashboard writes/h: busy ${dashboardWrites.busy.writesPerHour.toFixed(1)} (checkpoints/h ${dashboardWrites.busy.checkpointsPerHour.toFixed(1)}), idle ${dashboardWrites.idle.idleWritesPerHour?.toFixed(1)}`);
+  log(
+    `dashboard writes/h: busy ${dashboardWrites.busy.writesPerHour.toFixed(1)} (checkpoints/h ${dashboardWrites.busy.checkpointsPerHour.toFixed(1)}), idle ${dashboardWrites.idle.idleWritesPerHour?.toFixed(1)}`,
+  );
   return {
     generatedAt: new Date().toISOString(),
     mode: cfg.quick ? "quick" : "full",
@@ -116,7 +118,13 @@ async function main() {
   const cfg = benchConfig(process.argv.slice(2));
   if (process.argv.includes("--only-stores")) {
     // Just the SQLite/PostgreSQL comparison (docs/scale-out.md sizing), at the full or quick counts.
-    const runs = await runStoreCompare({ n: cfg.quick ? 1000 : 10_000, warmRequests: cfg.warmRequests, ingestMs: cfg.ingestMs, ingestConcurrency: cfg.ingestConcurrency, log: (s) => process.stderr.write(`${s}\n`) });
+    const runs = await runStoreCompare({
+      n: cfg.quick ? 1000 : 10_000,
+      warmRequests: cfg.warmRequests,
+      ingestMs: cfg.ingestMs,
+      ingestConcurrency: cfg.ingestConcurrency,
+      log: (s) => process.stderr.write(`${s}\n`),
+    });
     process.stdout.write(`${formatStoreCompare(runs)}\n`);
     process.exit(0);
   }

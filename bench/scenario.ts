@@ -299,7 +299,18 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       log(`N=${o.n}: webhook ingest for ${o.ingestMs / 1000} s`);
       const before = await botChild.call<BotStats>("stats");
       forge.admin.resetStats();
-      const ing = await runIngest({ forge, owner: OWNER, repo: REPO, issue: w.issue, botUrl: startInfo.url, webhookPath: cfg.webhookPath, secret, durationMs: o.ingestMs, concurrency: o.ingestConcurrency, seed: o.n + 7 });
+      const ing = await runIngest({
+        forge,
+        owner: OWNER,
+        repo: REPO,
+        issue: w.issue,
+        botUrl: startInfo.url,
+        webhookPath: cfg.webhookPath,
+        secret,
+        durationMs: o.ingestMs,
+        concurrency: o.ingestConcurrency,
+        seed: o.n + 7,
+      });
       await botChild.call("idle");
       const after = await botChild.call<BotStats>("stats");
       const botSnap = await botChild.call<ProjectionSnapshot>("snapshot");

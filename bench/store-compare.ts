@@ -35,7 +35,8 @@ export async function runStoreCompare(o: { n: number; warmRequests: number; inge
       try {
         const secret = randomBytes(16).toString("hex");
         const base = benchBotConfig({ forgeUrl: w.forge.url, token: w.botToken, owner: OWNER, repo: REPO, secret, trusted: [AGENT_LOGIN] });
-        const cfg: BotConfig = store === "postgres" ? { ...base, database: { url: await pg.createDatabase(`bench_${o.n}`), feedIntervalMs: 1000, replicaId: "bench" } } : { ...base, storeFile: ":memory:" };
+        const cfg: BotConfig =
+          store === "postgres" ? { ...base, database: { url: await pg.createDatabase(`bench_${o.n}`), feedIntervalMs: 1000, replicaId: "bench" } } : { ...base, storeFile: ":memory:" };
         o.log(`stores N=${o.n}: bot on ${store}: start`);
         const started = await child.call<{ url: string; startMs: number }>("start", { config: cfg });
         await child.call("flush");
@@ -48,7 +49,18 @@ export async function runStoreCompare(o: { n: number; warmRequests: number; inge
         for (let i = 0; i < o.warmRequests; i++) lat.push((await httpRequest(urls[i % urls.length] as string, { agent, headers })).ms);
         agent.destroy();
         o.log(`stores N=${o.n}: bot on ${store}: webhook ingest for ${o.ingestMs / 1000} s`);
-        const ing = await runIngest({ forge: w.forge, owner: OWNER, repo: REPO, issue: w.issue, botUrl: started.url, webhookPath: cfg.webhookPath, secret, durationMs: o.ingestMs, concurrency: o.ingestConcurrency, seed: o.n + 11 });
+        const ing = await runIngest({
+          forge: w.forge,
+          owner: OWNER,
+          repo: REPO,
+          issue: w.issue,
+          botUrl: started.url,
+          webhookPath: cfg.webhookPath,
+          secret,
+          durationMs: o.ingestMs,
+          concurrency: o.ingestConcurrency,
+          seed: o.n + 11,
+        });
         await child.call("idle");
         runs.push({
           store,

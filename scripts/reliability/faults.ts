@@ -9,7 +9,9 @@ const run = await runFaults({ saves, seed, concurrency });
 const rate = run.requests ? (100 * run.figures.injected_faults) / run.requests : 0;
 console.log(
   `faults: seed=${seed} concurrency=${concurrency} requests=${run.requests} fault_rate=${rate.toFixed(1)}% ` +
-    `${Object.entries(run.faultKinds).map(([k, v]) => `${k}=${v}`).join(" ")} in ${(run.elapsedMs / 1000).toFixed(1)} s`,
+    `${Object.entries(run.faultKinds)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")} in ${(run.elapsedMs / 1000).toFixed(1)} s`,
 );
 console.log(formatFigures("faults", { ...run.figures }));
 const failed = nonZero({ ...run.figures }, FAULTS_MUST_BE_ZERO);

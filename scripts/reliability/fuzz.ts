@@ -7,7 +7,11 @@ const seed = countFromEnv("FUZZ_SEED", 20_261_129);
 const started = performance.now();
 const { figures, kinds, examples } = runFuzz({ count, seed });
 for (const e of examples) console.error(e);
-console.log(`fuzz: seed=${seed} verdicts ${Object.entries(kinds).map(([k, v]) => `${k}=${v}`).join(" ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `fuzz: seed=${seed} verdicts ${Object.entries(kinds)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log(formatFigures("fuzz", { ...figures }));
 const failed = nonZero({ ...figures }, FUZZ_MUST_BE_ZERO);
 if (failed.length) {

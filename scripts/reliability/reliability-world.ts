@@ -24,7 +24,12 @@ export interface ReliabilityWorld {
 export const FAST_RETRY: Partial<ForgejoClientOptions> = { retries: 12, minRetryDelayMs: 2, maxRetryDelayMs: 40, maxRetryAfterMs: 2000, timeoutMs: 10_000 };
 
 export async function startReliabilityWorld(options: { seed?: number; faults?: FaultOptions; dataDir?: string; port?: number } = {}): Promise<ReliabilityWorld> {
-  const forge = await startForge({ seed: options.seed ?? 1, ...(options.faults ? { faults: options.faults } : {}), ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.port ? { port: options.port } : {}) });
+  const forge = await startForge({
+    seed: options.seed ?? 1,
+    ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.port ? { port: options.port } : {}),
+  });
   const a = forge.admin;
   if (!a.userExists(AGENT_LOGIN)) {
     a.createUser(AGENT_LOGIN);

@@ -102,7 +102,13 @@ const resume: ApiRoute = (url, res, d) => {
   }
   const answer = t.projection.resume(agent, session, map);
   d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
-  return send(res, 200, { ...answer, next_seq: (answer.checkpoint?.seq ?? 0) + 1, epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0) + 1, repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue });
+  return send(res, 200, {
+    ...answer,
+    next_seq: (answer.checkpoint?.seq ?? 0) + 1,
+    epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0) + 1,
+    repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
+    issue: t.o.issue,
+  });
 };
 
 /** The bot's API routes by path (docs/bot-api.openapi.yaml documents exactly these). */

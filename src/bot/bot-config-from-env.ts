@@ -36,7 +36,11 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_MIN_STALE_MS: ms(300_000),
   /** Post one alert comment when an agent turns Stale or Silent. */
   CHECKPOST_STALE_ALERTS: flag,
-  CHECKPOST_MAX_WEBHOOK_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  CHECKPOST_MAX_WEBHOOK_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /** Data directory of the embedded Forgejo used when FORGEJO_URL is unset. */
   CHECKPOST_DATA_DIR: z.string().default(".data"),
   /** The bot's durable store (SQLite file); default <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */

@@ -13,7 +13,12 @@ export function createBotMetrics() {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
       registers: [registry],
     }),
-    dashboardWrites: new Counter({ name: "checkpost_dashboard_writes_total", help: "Dashboard writes by result (written, unchanged, failed, repaired, not_writer)", labelNames: ["result"], registers: [registry] }),
+    dashboardWrites: new Counter({
+      name: "checkpost_dashboard_writes_total",
+      help: "Dashboard writes by result (written, unchanged, failed, repaired, not_writer)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
     polls: new Counter({ name: "checkpost_polls_total", help: "Polls by kind (incremental, reconcile) and result", labelNames: ["kind", "result"], registers: [registry] }),
     comments: new Gauge({ name: "checkpost_comments", help: "Live comments held in the projection", labelNames: ["issue"], registers: [registry] }),
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),

@@ -58,7 +58,7 @@ export class ControlDesk {
     const allowed = await this.mayCommand(comment.author);
     for (const p of parsed) {
       if (!allowed) {
-        results.push(this.count(("action" in p ? p.action : "unknown"), "refused"));
+        results.push(this.count("action" in p ? p.action : "unknown", "refused"));
         continue;
       }
       if ("error" in p) {
@@ -68,7 +68,8 @@ export class ControlDesk {
       }
       results.push(await this.execute(p, comment.author, `comment ${comment.id}`));
     }
-    if (!allowed && this.mayReplyTo(comment.author)) await this.reply(`checkpost: only users with write access to this repository can command agents; ${escapeMarkdown(comment.author, 40)}'s command in comment ${comment.id} was ignored.`);
+    if (!allowed && this.mayReplyTo(comment.author))
+      await this.reply(`checkpost: only users with write access to this repository can command agents; ${escapeMarkdown(comment.author, 40)}'s command in comment ${comment.id} was ignored.`);
     return results;
   }
 
@@ -78,7 +79,8 @@ export class ControlDesk {
     if (!commands.length) return [];
     if (!(await this.mayCommand(editor))) {
       await this.o.refreshDashboard(); // put the boxes back as they were
-      if (this.mayReplyTo(editor)) await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(editor, 40)}'s change was reverted.`);
+      if (this.mayReplyTo(editor))
+        await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(editor, 40)}'s change was reverted.`);
       return commands.map((c) => this.count(c.action, "refused"));
     }
     const results: CommandResult[] = [];

@@ -66,8 +66,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   };
   // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
   // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).
-  const pgStore =
-    !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
+  const pgStore = !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
   const store = deps.store ?? pgStore ?? createSqliteProjectionStore(config.storeFile);
   const holder = config.database ? `${config.database.replicaId}:${randomUUID().slice(0, 8)}` : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const replica =
@@ -81,7 +80,17 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
-  const server = await listen(config, log, receiver, (req, res) => handleApi(req, res, { trackers: () => registry.all(), ready: () => ready, ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}), metrics, config, now, guard }));
+  const server = await listen(config, log, receiver, (req, res) =>
+    handleApi(req, res, {
+      trackers: () => registry.all(),
+      ready: () => ready,
+      ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}),
+      metrics,
+      config,
+      now,
+      guard,
+    }),
+  );
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 

@@ -43,7 +43,14 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
   const tokenFile = join(dir, "demo-token");
   let token = readSecretFile(tokenFile);
   let api = token ? new ForgejoApi(new ForgejoClient({ url: forge.url, token, retries: 0 })) : undefined;
-  if (!token || !api || !(await api.currentUser().then((u) => u.login === login, () => false))) {
+  if (
+    !token ||
+    !api ||
+    !(await api.currentUser().then(
+      (u) => u.login === login,
+      () => false,
+    ))
+  ) {
     token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
     writeSecretFile(tokenFile, token);
     api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));

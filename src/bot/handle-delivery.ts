@@ -52,7 +52,14 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
           ? { type: "delete", commentId: comment.id }
           : {
               type: "upsert",
-              comment: { id: comment.id, author: comment.user.login, body: comment.body, createdAt: comment.created_at, updatedAt: comment.updated_at, ...(comment.html_url ? { htmlUrl: comment.html_url } : {}) },
+              comment: {
+                id: comment.id,
+                author: comment.user.login,
+                body: comment.body,
+                createdAt: comment.created_at,
+                updatedAt: comment.updated_at,
+                ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
+              },
             };
       result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
       // People's /checkpost commands; never the bot's own comments (its replies and [CONTROL]s).

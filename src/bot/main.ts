@@ -9,11 +9,13 @@ import { createBot } from "./create-bot.ts";
 import { randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
 
 /** EADDRINUSE → an error naming the variable that picks the port. */
-const portHint = (variable: string, port: number) => (e: unknown): never => {
-  if ((e as NodeJS.ErrnoException)?.code === "EADDRINUSE")
-    throw new CheckpostError(`port ${port} is already in use (is checkpost already running?). Stop that process or set ${variable} to a free port, e.g. ${variable}=${port + 10} npm start`);
-  throw e;
-};
+const portHint =
+  (variable: string, port: number) =>
+  (e: unknown): never => {
+    if ((e as NodeJS.ErrnoException)?.code === "EADDRINUSE")
+      throw new CheckpostError(`port ${port} is already in use (is checkpost already running?). Stop that process or set ${variable} to a free port, e.g. ${variable}=${port + 10} npm start`);
+    throw e;
+  };
 
 async function main(): Promise<void> {
   const base = parseEnv(ClientEnvSchema, process.env);

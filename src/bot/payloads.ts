@@ -40,6 +40,9 @@ export const IssuesPayloadSchema = z.looseObject({
   repository: Repository,
   sender: User,
   /** On "edited": what the title or body was before (Forgejo's ChangesPayload). */
-  changes: z.looseObject({ body: z.looseObject({ from: z.string() }).optional() }).nullable().optional(),
+  changes: z
+    .looseObject({ body: z.looseObject({ from: z.string() }).optional() })
+    .nullable()
+    .optional(),
 });
 export type IssuesPayload = z.infer<typeof IssuesPayloadSchema>;

@@ -23,7 +23,10 @@ function checkRequired(cmd: Command): void {
   const camel = (flag: string) => flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   const missing = flags.filter((f) => opts[camel(f)] === undefined);
   if (missing.length)
-    throw new ExitError(2, `${cmd.name()}: missing ${missing.length === 1 ? "flag" : "flags"} ${missing.join(", ")} (see checkpost ${cmd.parent?.name() === "format" ? "format " : ""}${cmd.name()} --help)`);
+    throw new ExitError(
+      2,
+      `${cmd.name()}: missing ${missing.length === 1 ? "flag" : "flags"} ${missing.join(", ")} (see checkpost ${cmd.parent?.name() === "format" ? "format " : ""}${cmd.name()} --help)`,
+    );
 }
 
 /** Flags shared by every command that talks to Forgejo. */
@@ -100,9 +103,7 @@ export function buildProgram(io: CliIo): Command {
     .option("--session <id>")
     .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
     .action(async (o) =>
-      o.allIssues
-        ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() })
-        : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }),
+      o.allIssues ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() }) : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }),
     );
 
   repoFlags(program.command("history").description("every checkpoint across the chain of rolled-over issues, one JSON line each"))
@@ -159,4 +160,3 @@ export function buildProgram(io: CliIo): Command {
 
   return program;
 }
-

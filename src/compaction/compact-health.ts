@@ -34,7 +34,9 @@ export interface CompactionResult {
 export async function compactHealth(o: { api: ForgejoApi; repo: RepoRef; issue: number; selected: readonly CommentRecord[]; dryRun?: boolean; now?: () => Date }): Promise<CompactionResult> {
   const { api, repo, issue, selected } = o;
   if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(o.dryRun) };
-  const lines = selected.map((c) => JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment));
+  const lines = selected.map((c) =>
+    JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment),
+  );
   const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`, "utf8"));
   const stamp = (o.now?.() ?? new Date()).toISOString().replace(/[-:]/g, "").slice(0, 15);
   const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;

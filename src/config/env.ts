@@ -5,7 +5,12 @@ import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TI
 const csv = z
   .string()
   .optional()
-  .transform((s) => (s ?? "").split(",").map((x) => x.trim()).filter(Boolean));
+  .transform((s) =>
+    (s ?? "")
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
 
 const positiveInt = (def: number) => z.coerce.number().int().positive().default(def);
 
@@ -15,7 +20,10 @@ export const ClientEnvSchema = z.object({
   FORGEJO_URL: z.url({ message: "must be the instance's base URL, e.g. http://127.0.0.1:3001 (the embedded Forgejo of `npm start`)" }).optional(),
   FORGEJO_TOKEN: z.string().min(1).optional(),
   /** owner/repo; or FORGEJO_REPO=owner/repo; or FORGEJO_OWNER + FORGEJO_REPO=repo. */
-  FORGEJO_REPOSITORY: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "owner/repo"').optional(),
+  FORGEJO_REPOSITORY: z
+    .string()
+    .regex(/^[^/\s]+\/[^/\s]+$/, 'must be "owner/repo"')
+    .optional(),
   FORGEJO_OWNER: z.string().min(1).optional(),
   FORGEJO_REPO: z.string().min(1).optional(),
   CHECKPOST_ISSUE: z.coerce.number().int().positive().optional(),
@@ -35,8 +43,20 @@ export const ClientEnvSchema = z.object({
   CHECKPOST_API_TOKEN: z
     .string()
     .optional()
-    .transform((s) => (s ?? "").split(",").map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.string().min(16, "each token must be at least 16 characters").regex(/^[\x21-\x7e]+$/, "tokens are printable ASCII with no spaces"))),
+    .transform((s) =>
+      (s ?? "")
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .min(16, "each token must be at least 16 characters")
+          .regex(/^[\x21-\x7e]+$/, "tokens are printable ASCII with no spaces"),
+      ),
+    ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
 });
 export type ClientEnv = z.infer<typeof ClientEnvSchema>;

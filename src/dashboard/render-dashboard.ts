@@ -147,7 +147,11 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
     "",
   ];
   const n = m.anomalyCount;
-  const summary = [`${m.total} agent session${m.total === 1 ? "" : "s"}`, `${m.attention.length + m.omittedAttention} need${m.attention.length + m.omittedAttention === 1 ? "s" : ""} attention`, `${n} anomal${n === 1 ? "y" : "ies"}`];
+  const summary = [
+    `${m.total} agent session${m.total === 1 ? "" : "s"}`,
+    `${m.attention.length + m.omittedAttention} need${m.attention.length + m.omittedAttention === 1 ? "s" : ""} attention`,
+    `${n} anomal${n === 1 ? "y" : "ies"}`,
+  ];
   if (m.hidden) summary.push(`${m.hidden} hidden`);
   if (m.untrustedOnly) summary.push(`${m.untrustedOnly} with untrusted comments only (not shown)`);
   lines.push(summary.join(" · "), "");

@@ -60,17 +60,35 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
   const visible = (s: string) => [...s.replace(/\u001b\[[0-9;]*m/g, "")].length;
   const table = (rows: string[][], indent = "  ") => {
     const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ""))));
-    return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c)))).join("  ").trimEnd()).map((l, ri) => (ri === 0 ? paint(l, "dim") : l));
+    return rows
+      .map(
+        (r) =>
+          indent +
+          r
+            .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c))))
+            .join("  ")
+            .trimEnd(),
+      )
+      .map((l, ri) => (ri === 0 ? paint(l, "dim") : l));
   };
 
   const out: string[] = [];
   const attention = m.attention.length + m.omittedAttention;
   out.push(paint(`checkpost status${options.title ? ` · ${clean(options.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
-  out.push(`${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}`, "");
+  out.push(
+    `${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}`,
+    "",
+  );
 
   out.push(paint("NEEDS ATTENTION", "bold"));
   if (!m.attention.length) out.push("  nothing");
-  else out.push(...table([["AGENT", "SESSION", "WHY", "PHASE → RESUME POINT", "LAST CHECKPOINT"], ...m.attention.map((r) => [clean(r.entry.agent), clean(r.entry.session), r.reasons.map(why).join("; "), phase(r), age(r.entry.latest?.createdAt)])]));
+  else
+    out.push(
+      ...table([
+        ["AGENT", "SESSION", "WHY", "PHASE → RESUME POINT", "LAST CHECKPOINT"],
+        ...m.attention.map((r) => [clean(r.entry.agent), clean(r.entry.session), r.reasons.map(why).join("; "), phase(r), age(r.entry.latest?.createdAt)]),
+      ]),
+    );
   if (m.omittedAttention) out.push(`  …and ${m.omittedAttention} more`);
 
   for (const g of m.sessions) {
@@ -78,7 +96,13 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
     out.push(
       ...table([
         ["AGENT", "PHASE → RESUME POINT", "LAST CHECKPOINT", "HEALTH", "LIVENESS"],
-        ...g.rows.map((r) => [clean(r.entry.agent), phase(r), age(r.entry.latest?.createdAt), r.entry.health ? `${clean(r.entry.health.status, 24)} (${age(r.entry.health.createdAt)})` : "-", live(r)]),
+        ...g.rows.map((r) => [
+          clean(r.entry.agent),
+          phase(r),
+          age(r.entry.latest?.createdAt),
+          r.entry.health ? `${clean(r.entry.health.status, 24)} (${age(r.entry.health.createdAt)})` : "-",
+          live(r),
+        ]),
       ]),
     );
   }
@@ -87,7 +111,8 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
 
   if (m.anomalies.length) {
     out.push("", paint("RECENT ANOMALIES", "bold"));
-    for (const a of m.anomalies) out.push(`  comment ${a.commentId}  ${paint(a.kind, "yellow")}${a.agent !== null ? `  ${clean(a.agent)}${a.session !== null ? ` / ${clean(a.session)}` : ""}` : ""}: ${clean(a.detail, 160)}`);
+    for (const a of m.anomalies)
+      out.push(`  comment ${a.commentId}  ${paint(a.kind, "yellow")}${a.agent !== null ? `  ${clean(a.agent)}${a.session !== null ? ` / ${clean(a.session)}` : ""}` : ""}: ${clean(a.detail, 160)}`);
   }
   const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...options.liveness };
   const stale = lo.staleAfterMs !== undefined ? formatDuration(lo.staleAfterMs) : `${lo.cadenceFactor} × its usual interval (at least ${formatDuration(lo.minStaleMs)})`;

@@ -42,7 +42,10 @@ const SignatureField = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/);
 export const ResumeIndexSchema = z.object({
   v: z.literal(1),
   watermark: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  watermarkUpdatedAt: z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be a time").optional(),
+  watermarkUpdatedAt: z
+    .string()
+    .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
+    .optional(),
   entries: z.array(ResumeIndexEntrySchema).max(MAX_RESUME_INDEX_ENTRIES),
   /** Every agent+session with a resume point has an entry (none was left out for size or shape). */
   complete: z.boolean().optional(),

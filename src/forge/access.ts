@@ -91,9 +91,7 @@ export function loadIssue(ctx: RequestContext, repo: RepoRow, withError: boolean
   const issue = ctx.forge.store.issueByIndex(repo.id, index);
   if (!issue) {
     if (withError) {
-      throw notFound(ctx.forge.baseUrl, "IsErrIssueNotExist", [
-        `issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`,
-      ]);
+      throw notFound(ctx.forge.baseUrl, "IsErrIssueNotExist", [`issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`]);
     }
     throw notFound(ctx.forge.baseUrl);
   }

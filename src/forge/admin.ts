@@ -8,9 +8,21 @@ import { normalizeColor } from "./routes/labels.ts";
 import type { AccessMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
 import type { WebhookDispatcher } from "./webhooks.ts";
 
-export interface AdminUser { id: number; login: string; isAdmin: boolean }
-export interface AdminRepo { id: number; owner: string; name: string; fullName: string }
-export interface AdminIssue { id: number; number: number }
+export interface AdminUser {
+  id: number;
+  login: string;
+  isAdmin: boolean;
+}
+export interface AdminRepo {
+  id: number;
+  owner: string;
+  name: string;
+  fullName: string;
+}
+export interface AdminIssue {
+  id: number;
+  number: number;
+}
 export interface SeedIssue {
   title: string;
   body?: string;
@@ -23,7 +35,11 @@ export interface SeedIssue {
   /** Creation time (Date, RFC 3339 string or epoch ms); default now. */
   createdAt?: Date | string | number;
 }
-export interface SeedComment { login: string; body: string; createdAt?: Date | string | number }
+export interface SeedComment {
+  login: string;
+  body: string;
+  createdAt?: Date | string | number;
+}
 
 export interface ForgeAdmin {
   createUser(login: string, opts?: { isAdmin?: boolean; fullName?: string; email?: string }): AdminUser;
@@ -89,10 +105,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
     const poster = s.author ? user(s.author) : store.userById(repo.owner_id)!;
     const now = toUnix(s.createdAt, forge.nowUnix());
     const issue: IssueRow = store.transaction(() => {
-      const created = store.createIssue(
-        { repoId: repo.id, posterId: poster.id, title: s.title, body: s.body ?? "", isPull, isClosed: s.closed === true, isLocked: s.locked === true },
-        now,
-      );
+      const created = store.createIssue({ repoId: repo.id, posterId: poster.id, title: s.title, body: s.body ?? "", isPull, isClosed: s.closed === true, isLocked: s.locked === true }, now);
       for (const labelName of s.labels ?? []) {
         const ids = store.labelIdsByNames(repo.id, [labelName]);
         if (ids.length === 0) throw new Error(`forge admin: no label ${labelName} in ${owner}/${name}`);
@@ -104,11 +117,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
   };
   return {
     createUser(login, opts = {}) {
-      const u = store.createUser(
-        login,
-        { isAdmin: opts.isAdmin === true, fullName: opts.fullName ?? "", email: opts.email ?? `${login.toLowerCase()}@example.org` },
-        forge.nowUnix(),
-      );
+      const u = store.createUser(login, { isAdmin: opts.isAdmin === true, fullName: opts.fullName ?? "", email: opts.email ?? `${login.toLowerCase()}@example.org` }, forge.nowUnix());
       return { id: u.id, login: u.login, isAdmin: u.is_admin === 1 };
     },
     createToken(login, name = "checkpost") {
@@ -132,7 +141,11 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
       const color = normalizeColor(l.color ?? "#ededed");
       if (!color) throw new Error(`forge admin: bad color ${l.color ?? ""}`);
       const row = store.createLabel(repoOf(owner, repo).id, {
-        name: l.name, color: color.slice(1), description: l.description ?? "", exclusive: l.exclusive === true, isArchived: false,
+        name: l.name,
+        color: color.slice(1),
+        description: l.description ?? "",
+        exclusive: l.exclusive === true,
+        isArchived: false,
       });
       return { id: row.id };
     },

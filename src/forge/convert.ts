@@ -180,9 +180,7 @@ export function toApiIssue(r: Renderer, issue: IssueRow, repo: RepoRow, doer: Us
 }
 
 /** convert.ToAPIComment: the poster is rendered without a doer; issue_url is the issue's HTML URL ("" for PRs). */
-export function toApiComment(
-  r: Renderer, c: CommentRow, issue: IssueRow, repo: RepoRow, posterCache?: Map<number, Record<string, unknown>>, issueHtml?: string,
-): Record<string, unknown> {
+export function toApiComment(r: Renderer, c: CommentRow, issue: IssueRow, repo: RepoRow, posterCache?: Map<number, Record<string, unknown>>, issueHtml?: string): Record<string, unknown> {
   let user = posterCache?.get(c.poster_id);
   if (!user) {
     user = toApiUser(r, r.store.userById(c.poster_id)!, null);

@@ -13,7 +13,10 @@ export class FaultController {
   private rand: () => number;
   readonly counts: Record<FaultKind, number> = emptyFaultCounts();
 
-  constructor(opts: FaultOptions | undefined, private seed: number) {
+  constructor(
+    opts: FaultOptions | undefined,
+    private seed: number,
+  ) {
     this.opts = { ...(opts ?? {}) };
     this.rand = mulberry32(seed);
   }

@@ -28,7 +28,10 @@ export function getListOptions(q: URLSearchParams): ListOptions {
 /** Go url.Values.Encode: keys sorted, QueryEscape (space as "+"). */
 function encodeGoQuery(q: URLSearchParams): string {
   const keys = [...new Set(q.keys())].sort();
-  const esc = (s: string) => encodeURIComponent(s).replace(/%20/g, "+").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const esc = (s: string) =>
+    encodeURIComponent(s)
+      .replace(/%20/g, "+")
+      .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return keys.flatMap((k) => q.getAll(k).map((v) => `${esc(k)}=${esc(v)}`)).join("&");
 }
 

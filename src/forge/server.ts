@@ -100,7 +100,10 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   const webSessions = new WebSessions();
   const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
   const forge: ForgeContext = {
-    store, baseUrl: "", logger, webhooks,
+    store,
+    baseUrl: "",
+    logger,
+    webhooks,
     nowUnix: () => Math.floor(clock() / 1000),
   };
 
@@ -257,8 +260,13 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   logger.info({ url, dataDir: options.dataDir ?? null }, "forge listening");
 
   const admin = createAdmin({
-    forge, faults, webhooks, stats,
-    setClock: (c) => { clock = c ?? Date.now; },
+    forge,
+    faults,
+    webhooks,
+    stats,
+    setClock: (c) => {
+      clock = c ?? Date.now;
+    },
   });
 
   let closed = false;

@@ -84,7 +84,12 @@ export class ForgeStore {
   createUser(login: string, opts: { isAdmin: boolean; fullName: string; email: string }, now: number): UserRow {
     const r = this.run(
       "INSERT INTO users (login, lower_name, full_name, email, is_admin, created_unix) VALUES (?, ?, ?, ?, ?, ?)",
-      login, login.toLowerCase(), opts.fullName, opts.email, opts.isAdmin ? 1 : 0, now,
+      login,
+      login.toLowerCase(),
+      opts.fullName,
+      opts.email,
+      opts.isAdmin ? 1 : 0,
+      now,
     );
     return this.userById(Number(r.lastInsertRowid))!;
   }
@@ -114,7 +119,13 @@ export class ForgeStore {
   createRepo(ownerId: number, name: string, opts: { private: boolean; description: string }, now: number): RepoRow {
     const r = this.run(
       "INSERT INTO repos (owner_id, name, lower_name, description, private, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ownerId, name, name.toLowerCase(), opts.description, opts.private ? 1 : 0, now, now,
+      ownerId,
+      name,
+      name.toLowerCase(),
+      opts.description,
+      opts.private ? 1 : 0,
+      now,
+      now,
     );
     return this.repoById(Number(r.lastInsertRowid))!;
   }
@@ -122,10 +133,7 @@ export class ForgeStore {
     return this.one<RepoRow>("SELECT * FROM repos WHERE id = ?", id);
   }
   repoByName(ownerLogin: string, name: string): RepoRow | undefined {
-    return this.one<RepoRow>(
-      "SELECT r.* FROM repos r JOIN users u ON u.id = r.owner_id WHERE u.lower_name = ? AND r.lower_name = ?",
-      ownerLogin.toLowerCase(), name.toLowerCase(),
-    );
+    return this.one<RepoRow>("SELECT r.* FROM repos r JOIN users u ON u.id = r.owner_id WHERE u.lower_name = ? AND r.lower_name = ?", ownerLogin.toLowerCase(), name.toLowerCase());
   }
   listRepos(): RepoRow[] {
     return this.all<RepoRow>("SELECT * FROM repos ORDER BY id");
@@ -135,30 +143,34 @@ export class ForgeStore {
   }
   /** Collaborations in the order they were made (Forgejo: by collaboration id). */
   collaboratorsOfRepo(repoId: number): { user: UserRow; mode: AccessMode }[] {
-    return this.all<UserRow & { collab_mode: AccessMode }>(
-      "SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid",
-      repoId,
-    ).map(({ collab_mode, ...user }) => ({ user, mode: collab_mode }));
+    return this.all<UserRow & { collab_mode: AccessMode }>("SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid", repoId).map(
+      ({ collab_mode, ...user }) => ({ user, mode: collab_mode }),
+    );
   }
   collaboratorMode(repoId: number, userId: number): AccessMode | undefined {
     return this.one<{ mode: AccessMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;
   }
   countOpenIssues(repoId: number, isPull: boolean): number {
-    return this.one<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM issues WHERE repo_id = ? AND is_pull = ? AND is_closed = 0", repoId, isPull ? 1 : 0,
-    )!.n;
+    return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM issues WHERE repo_id = ? AND is_pull = ? AND is_closed = 0", repoId, isPull ? 1 : 0)!.n;
   }
 
   // issues
-  createIssue(
-    i: { repoId: number; posterId: number; title: string; body: string; isPull: boolean; isClosed: boolean; isLocked: boolean },
-    now: number,
-  ): IssueRow {
+  createIssue(i: { repoId: number; posterId: number; title: string; body: string; isPull: boolean; isClosed: boolean; isLocked: boolean }, now: number): IssueRow {
     const next = this.one<{ n: number }>("SELECT COALESCE(MAX(idx), 0) + 1 AS n FROM issues WHERE repo_id = ?", i.repoId)!.n;
     const r = this.run(
       `INSERT INTO issues (repo_id, idx, poster_id, title, body, is_closed, is_pull, is_locked, created_unix, updated_unix, closed_unix)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      i.repoId, next, i.posterId, i.title, i.body, i.isClosed ? 1 : 0, i.isPull ? 1 : 0, i.isLocked ? 1 : 0, now, now, i.isClosed ? now : 0,
+      i.repoId,
+      next,
+      i.posterId,
+      i.title,
+      i.body,
+      i.isClosed ? 1 : 0,
+      i.isPull ? 1 : 0,
+      i.isLocked ? 1 : 0,
+      now,
+      now,
+      i.isClosed ? now : 0,
     );
     return this.issueById(Number(r.lastInsertRowid))!;
   }
@@ -174,7 +186,13 @@ export class ForgeStore {
   updateIssue(id: number, f: { title: string; body: string; isClosed: boolean; closedUnix: number; isLocked: boolean }, now: number): void {
     this.run(
       "UPDATE issues SET title = ?, body = ?, is_closed = ?, closed_unix = ?, is_locked = ?, updated_unix = ? WHERE id = ?",
-      f.title, f.body, f.isClosed ? 1 : 0, f.closedUnix, f.isLocked ? 1 : 0, now, id,
+      f.title,
+      f.body,
+      f.isClosed ? 1 : 0,
+      f.closedUnix,
+      f.isLocked ? 1 : 0,
+      now,
+      id,
     );
   }
   touchIssue(id: number, now: number): void {
@@ -186,16 +204,34 @@ export class ForgeStore {
     if (o.noneMatch) return { rows: [], total: 0 };
     const where: string[] = ["i.repo_id = ?"];
     const args: unknown[] = [o.repoId];
-    if (o.isClosed !== undefined) { where.push("i.is_closed = ?"); args.push(o.isClosed ? 1 : 0); }
-    if (o.isPull !== undefined) { where.push("i.is_pull = ?"); args.push(o.isPull ? 1 : 0); }
-    if (o.posterId !== undefined) { where.push("i.poster_id = ?"); args.push(o.posterId); }
-    if (o.sinceUnix !== undefined) { where.push("i.updated_unix >= ?"); args.push(o.sinceUnix); }
-    if (o.beforeUnix !== undefined) { where.push("i.updated_unix <= ?"); args.push(o.beforeUnix); }
+    if (o.isClosed !== undefined) {
+      where.push("i.is_closed = ?");
+      args.push(o.isClosed ? 1 : 0);
+    }
+    if (o.isPull !== undefined) {
+      where.push("i.is_pull = ?");
+      args.push(o.isPull ? 1 : 0);
+    }
+    if (o.posterId !== undefined) {
+      where.push("i.poster_id = ?");
+      args.push(o.posterId);
+    }
+    if (o.sinceUnix !== undefined) {
+      where.push("i.updated_unix >= ?");
+      args.push(o.sinceUnix);
+    }
+    if (o.beforeUnix !== undefined) {
+      where.push("i.updated_unix <= ?");
+      args.push(o.beforeUnix);
+    }
     if (o.keyword) {
       where.push("(instr(lower(i.title), lower(?)) > 0 OR instr(lower(i.body), lower(?)) > 0)");
       args.push(o.keyword, o.keyword);
     }
-    if (o.mentionLogin) { where.push("instr(lower(i.body), lower(?)) > 0"); args.push(`@${o.mentionLogin}`); }
+    if (o.mentionLogin) {
+      where.push("instr(lower(i.body), lower(?)) > 0");
+      args.push(`@${o.mentionLogin}`);
+    }
     for (const id of o.labelIds) {
       where.push("EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = i.id AND il.label_id = ?)");
       args.push(id);
@@ -203,9 +239,7 @@ export class ForgeStore {
     const cond = where.join(" AND ");
     const total = this.one<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${cond}`, ...args)!.n;
     const order = SORTS[o.sort] ?? SORTS.latest!;
-    const rows = this.all<IssueRow>(
-      `SELECT i.* FROM issues i WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`, ...args, o.limit, o.offset,
-    );
+    const rows = this.all<IssueRow>(`SELECT i.* FROM issues i WHERE ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`, ...args, o.limit, o.offset);
     return { rows, total };
   }
 
@@ -213,7 +247,12 @@ export class ForgeStore {
   createLabel(repoId: number, l: { name: string; color: string; description: string; exclusive: boolean; isArchived: boolean }): LabelRow {
     const r = this.run(
       "INSERT INTO labels (repo_id, name, color, description, exclusive, is_archived) VALUES (?, ?, ?, ?, ?, ?)",
-      repoId, l.name, l.color, l.description, l.exclusive ? 1 : 0, l.isArchived ? 1 : 0,
+      repoId,
+      l.name,
+      l.color,
+      l.description,
+      l.exclusive ? 1 : 0,
+      l.isArchived ? 1 : 0,
     );
     return this.one<LabelRow>("SELECT * FROM labels WHERE id = ?", Number(r.lastInsertRowid))!;
   }
@@ -234,9 +273,7 @@ export class ForgeStore {
     return this.one<LabelRow>("SELECT * FROM labels WHERE repo_id = ? AND id = ?", repoId, id);
   }
   labelsOfIssue(issueId: number): LabelRow[] {
-    return this.all<LabelRow>(
-      "SELECT l.* FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name, l.id", issueId,
-    );
+    return this.all<LabelRow>("SELECT l.* FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name, l.id", issueId);
   }
   addIssueLabel(issueId: number, labelId: number): boolean {
     return this.run("INSERT OR IGNORE INTO issue_labels (issue_id, label_id) VALUES (?, ?)", issueId, labelId).changes > 0;
@@ -244,10 +281,7 @@ export class ForgeStore {
 
   // comments
   insertComment(issueId: number, posterId: number, body: string, createdUnix: number, updatedUnix: number): number {
-    return Number(
-      this.run("INSERT INTO comments (issue_id, poster_id, body, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)",
-        issueId, posterId, body, createdUnix, updatedUnix).lastInsertRowid,
-    );
+    return Number(this.run("INSERT INTO comments (issue_id, poster_id, body, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)", issueId, posterId, body, createdUnix, updatedUnix).lastInsertRowid);
   }
   insertAttachment(a: { uuid: string; issueId: number; uploaderId: number; name: string; data: Buffer; createdUnix: number }): number {
     return Number(
@@ -275,7 +309,11 @@ export class ForgeStore {
     return this.all<CommentRow>(
       `SELECT * FROM comments WHERE issue_id = ? AND (? = 0 OR updated_unix >= ?) AND (? = 0 OR updated_unix <= ?)
        ORDER BY created_unix ASC, id ASC`,
-      issueId, sinceUnix, sinceUnix, beforeUnix, beforeUnix,
+      issueId,
+      sinceUnix,
+      sinceUnix,
+      beforeUnix,
+      beforeUnix,
     );
   }
   updateComment(id: number, body: string, now: number): void {
@@ -290,7 +328,17 @@ export class ForgeStore {
     const r = this.run(
       `INSERT INTO hooks (repo_id, type, url, content_type, secret, events, active, authorization_header, branch_filter, created_unix, updated_unix)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      h.repo_id, h.type, h.url, h.content_type, h.secret, h.events, h.active, h.authorization_header, h.branch_filter, h.created_unix, h.updated_unix,
+      h.repo_id,
+      h.type,
+      h.url,
+      h.content_type,
+      h.secret,
+      h.events,
+      h.active,
+      h.authorization_header,
+      h.branch_filter,
+      h.created_unix,
+      h.updated_unix,
     );
     return this.hookById(Number(r.lastInsertRowid))!;
   }

@@ -92,15 +92,18 @@ function publicRepo(f: ForgeContext, owner: string, name: string): RepoRow | und
 export function renderWeb(f: ForgeContext, pathname: string, viewer: WebViewer | null = null, search = ""): WebResult {
   if (pathname === "/user/login") return renderLoginPage(new URLSearchParams(search).get("redirect_to") ?? "/");
   if (pathname === "/") {
-    const items = f.store.listRepos().filter((r) => r.private === 0).map((repo) => {
-      const owner = f.store.userById(repo.owner_id)!;
-      const full = `${owner.login}/${repo.name}`;
-      const issues = f.store.issuesOfRepo(repo.id).map((i) => {
-        const kind = i.is_pull ? "pulls" : "issues";
-        return `<li><a href="/${escapeHtml(full)}/${kind}/${i.idx}">#${i.idx} ${escapeHtml(i.title)}</a> (${i.is_closed ? "closed" : "open"})</li>`;
+    const items = f.store
+      .listRepos()
+      .filter((r) => r.private === 0)
+      .map((repo) => {
+        const owner = f.store.userById(repo.owner_id)!;
+        const full = `${owner.login}/${repo.name}`;
+        const issues = f.store.issuesOfRepo(repo.id).map((i) => {
+          const kind = i.is_pull ? "pulls" : "issues";
+          return `<li><a href="/${escapeHtml(full)}/${kind}/${i.idx}">#${i.idx} ${escapeHtml(i.title)}</a> (${i.is_closed ? "closed" : "open"})</li>`;
+        });
+        return `<li><strong>${escapeHtml(full)}</strong><ul>${issues.join("")}</ul></li>`;
       });
-      return `<li><strong>${escapeHtml(full)}</strong><ul>${issues.join("")}</ul></li>`;
-    });
     return { status: 200, html: page("Forge", `<h1>Repositories</h1><ul>${items.join("")}</ul>`, viewer), headers: HEADERS };
   }
   const m = /^\/([^/]+)\/([^/]+)\/(issues|pulls)\/(\d+)$/.exec(pathname);
@@ -109,8 +112,10 @@ export function renderWeb(f: ForgeContext, pathname: string, viewer: WebViewer |
   if (!repo || !issue) return { status: 404, html: page("Not found", "<h1>404 Not Found</h1>"), headers: HEADERS };
   const owner = f.store.userById(repo.owner_id)!;
   const poster = f.store.userById(issue.poster_id)!;
-  const labels = f.store.labelsOfIssue(issue.id)
-    .map((l) => `<span class="label" style="background:#${escapeHtml(l.color)}">${escapeHtml(l.name)}</span>`).join(" ");
+  const labels = f.store
+    .labelsOfIssue(issue.id)
+    .map((l) => `<span class="label" style="background:#${escapeHtml(l.color)}">${escapeHtml(l.name)}</span>`)
+    .join(" ");
   const comments = f.store.listComments(issue.id, 0, 0).map((c) => {
     const author = f.store.userById(c.poster_id)!;
     return `<div class="comment" id="issuecomment-${c.id}"><div class="meta"><a href="/${escapeHtml(author.login)}">${escapeHtml(author.login)}</a> commented <a href="#issuecomment-${c.id}"><time datetime="${rfc3339(c.created_unix)}">${rfc3339(c.created_unix)}</time></a></div><div class="markup">${renderBody(c.body, `/api/v1/repos/${owner.login}/${repo.name}/issues/comments/${c.id}`)}</div></div>`;

@@ -115,8 +115,19 @@ export class WebhookDispatcher {
     const sent = hook.content_type === "form" ? new URLSearchParams({ payload: payloadJson }).toString() : payloadJson;
     const started = Date.now();
     const record: DeliveryRecord = {
-      id: this.nextId++, hookId: hook.id, uuid, event: eventHeader(type), eventType: type, action,
-      url: hook.url, body: sent, requestHeaders: headers, ok: false, status: null, error: null, durationMs: 0,
+      id: this.nextId++,
+      hookId: hook.id,
+      uuid,
+      event: eventHeader(type),
+      eventType: type,
+      action,
+      url: hook.url,
+      body: sent,
+      requestHeaders: headers,
+      ok: false,
+      status: null,
+      error: null,
+      durationMs: 0,
     };
     try {
       record.status = await this.post(hook.url, headers, sent);

@@ -170,9 +170,7 @@ export class ForgejoClient {
     const parsed = options.schema.safeParse(data);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ForgejoResponseError(
-        `Forgejo's answer to ${route} does not have the expected shape (${issue?.path.join(".") || "body"}: ${issue?.message}). Is FORGEJO_URL a Forgejo/Gitea instance?`,
-      );
+      throw new ForgejoResponseError(`Forgejo's answer to ${route} does not have the expected shape (${issue?.path.join(".") || "body"}: ${issue?.message}). Is FORGEJO_URL a Forgejo/Gitea instance?`);
     }
     return { data: parsed.data, status: response.status, headers };
   }
@@ -206,8 +204,7 @@ export async function responseData(body: unknown, headers: Record<string, unknow
   if (body === null || body === undefined || body === "") return undefined;
   const type = String(headers["content-type"] ?? "").toLowerCase();
   // Binary downloads (attachments) as bytes: decoding them as text would corrupt them.
-  if (/^application\/(octet-stream|gzip|x-gzip)\b/.test(type) && typeof body !== "string")
-    return Buffer.isBuffer(body) ? body : Buffer.from(await new Response(body as ReadableStream).arrayBuffer());
+  if (/^application\/(octet-stream|gzip|x-gzip)\b/.test(type) && typeof body !== "string") return Buffer.isBuffer(body) ? body : Buffer.from(await new Response(body as ReadableStream).arrayBuffer());
   const text = typeof body === "string" ? body : await new Response(body as ReadableStream).text();
   if (!/^application\/([a-z.+-]+\+)?json\b/.test(type)) return text;
   try {
@@ -235,4 +232,3 @@ function retryAfterMs(e: ForgejoApiError): number | undefined {
 function stripUserinfo(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1");
 }
-

@@ -44,11 +44,7 @@ export function forgejoError(status: number, body: unknown, target: RequestTarge
 /** A request that got no HTTP answer (reset, refused, timeout). status 0. */
 export function networkError(target: RequestTarget, cause: unknown): ForgejoApiError {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new ForgejoApiError(
-    `Could not reach Forgejo for ${target.method} ${target.what ?? target.url}: ${reason}. Check FORGEJO_URL and that the server is up.`,
-    0,
-    target.method,
-    target.url,
-    { cause },
-  );
+  return new ForgejoApiError(`Could not reach Forgejo for ${target.method} ${target.what ?? target.url}: ${reason}. Check FORGEJO_URL and that the server is up.`, 0, target.method, target.url, {
+    cause,
+  });
 }

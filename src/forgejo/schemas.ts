@@ -17,11 +17,17 @@ export const IssueSchema = z.looseObject({
   id: z.number(),
   number: z.number(),
   title: z.string(),
-  body: z.string().nullable().transform((b) => b ?? ""),
+  body: z
+    .string()
+    .nullable()
+    .transform((b) => b ?? ""),
   state: z.string(),
   html_url: z.string(),
   user: UserSchema,
-  labels: z.array(LabelSchema).nullable().transform((l) => l ?? []),
+  labels: z
+    .array(LabelSchema)
+    .nullable()
+    .transform((l) => l ?? []),
   comments: z.number().optional(),
   created_at: z.string(),
   updated_at: z.string(),

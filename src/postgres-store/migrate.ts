@@ -36,11 +36,11 @@ export async function migrate(client: pg.ClientBase, migrations: readonly Migrat
     for (const r of rows) {
       const m = known.get(r.version);
       if (!m)
-        throw new CheckpostError(
-          `the database's schema has migration ${r.version} ("${r.name}"), which this checkpost does not know: run a checkpost at least as new as the one that migrated it`,
-        );
+        throw new CheckpostError(`the database's schema has migration ${r.version} ("${r.name}"), which this checkpost does not know: run a checkpost at least as new as the one that migrated it`);
       if (hash(m.sql) !== r.sha256)
-        throw new CheckpostError(`migration ${r.version} ("${m.name}") was applied with different SQL than this checkpost ships: the schema may differ; restore the shipped migration or rebuild the database`);
+        throw new CheckpostError(
+          `migration ${r.version} ("${m.name}") was applied with different SQL than this checkpost ships: the schema may differ; restore the shipped migration or rebuild the database`,
+        );
     }
     const done = new Set(rows.map((r) => r.version));
     const applied: number[] = [];

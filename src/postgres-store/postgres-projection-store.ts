@@ -222,9 +222,13 @@ export class PostgresProjectionStore implements ProjectionStore {
   /** The newest updated second seen and the ids seen in it (advanceWatermark, as SQLite). */
   private async advanceWatermark(c: pg.PoolClient, issue: IssueKey, events: readonly CommentEvent[]): Promise<void> {
     if (!events.some((e) => e.type === "upsert")) return;
-    const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue])).rows[0];
+    const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue]))
+      .rows[0];
     const w0: Watermark | null = cur ? { updatedAtSecond: Number(cur.s), idsInSecond: cur.ids.map(Number) } : null;
-    const w = advanceWatermarkAll(w0, events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])));
+    const w = advanceWatermarkAll(
+      w0,
+      events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])),
+    );
     if (!w || w === w0) return;
     await c.query(
       `INSERT INTO checkpost_watermarks (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3)
@@ -243,7 +247,8 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   async watermark(issue: IssueKey): Promise<Watermark | null> {
     return this.guard(async () => {
-      const r = (await this.pool.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1", [issue])).rows[0];
+      const r = (await this.pool.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1", [issue]))
+        .rows[0];
       return r ? { updatedAtSecond: Number(r.s), idsInSecond: r.ids.map(Number) } : null;
     });
   }
@@ -315,10 +320,12 @@ export class PostgresProjectionStore implements ProjectionStore {
     await this.tx(async (c) => {
       for (const r of removed) await c.query("DELETE FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, r.agent, r.session]);
       for (const e of entries)
-        await c.query(
-          "INSERT INTO checkpost_entries (issue_key, agent, session, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (issue_key, agent, session) DO UPDATE SET entry = excluded.entry",
-          [issue, e.agent, e.session, JSON.stringify(e)],
-        );
+        await c.query("INSERT INTO checkpost_entries (issue_key, agent, session, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (issue_key, agent, session) DO UPDATE SET entry = excluded.entry", [
+          issue,
+          e.agent,
+          e.session,
+          JSON.stringify(e),
+        ]);
     });
   }
 
@@ -327,12 +334,19 @@ export class PostgresProjectionStore implements ProjectionStore {
   }
 
   async entry(issue: IssueKey, agent: string, session: string): Promise<AgentEntry | null> {
-    return this.guard(async () => (await this.pool.query<{ entry: AgentEntry }>("SELECT entry FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, agent, session])).rows[0]?.entry ?? null);
+    return this.guard(
+      async () =>
+        (await this.pool.query<{ entry: AgentEntry }>("SELECT entry FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, agent, session])).rows[0]?.entry ?? null,
+    );
   }
 
   async putResumeIndex(fence: Fence, issue: IssueKey, index: ResumeIndex): Promise<void> {
     await this.fenced(fence, (c) =>
-      c.query("INSERT INTO checkpost_resume_index (issue_key, index, token) VALUES ($1, $2, $3) ON CONFLICT (issue_key) DO UPDATE SET index = excluded.index, token = excluded.token", [issue, JSON.stringify(index), fence.token]),
+      c.query("INSERT INTO checkpost_resume_index (issue_key, index, token) VALUES ($1, $2, $3) ON CONFLICT (issue_key) DO UPDATE SET index = excluded.index, token = excluded.token", [
+        issue,
+        JSON.stringify(index),
+        fence.token,
+      ]),
     );
   }
 
@@ -458,7 +472,13 @@ export class PostgresProjectionStore implements ProjectionStore {
    */
   async fencedWrite<T>(fence: Fence & { holder: string }, kind: string, write: () => Promise<T>): Promise<T> {
     const id = await this.fenced(fence, async (c, nowMs) => {
-      const r = await c.query<{ id: string }>("INSERT INTO checkpost_write_log (name, kind, holder, token, started_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id::text", [fence.name, kind, fence.holder, fence.token, nowMs]);
+      const r = await c.query<{ id: string }>("INSERT INTO checkpost_write_log (name, kind, holder, token, started_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id::text", [
+        fence.name,
+        kind,
+        fence.holder,
+        fence.token,
+        nowMs,
+      ]);
       return r.rows[0]?.id as string;
     });
     try {

@@ -95,7 +95,8 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
   const leaseRow = (name: string) => st("SELECT * FROM leases WHERE name = ?").get(name) as LeaseRow | undefined;
   const fenceOk = (fence: Fence) => {
     const r = leaseRow(fence.name);
-    if (!r || r.holder === null || r.token !== fence.token || r.expires_ms <= now()) throw new StaleLeaseError(fence.name, fence.token, r && r.holder !== null && r.expires_ms > now() ? r.token : null);
+    if (!r || r.holder === null || r.token !== fence.token || r.expires_ms <= now())
+      throw new StaleLeaseError(fence.name, fence.token, r && r.holder !== null && r.expires_ms > now() ? r.token : null);
   };
   const getMeta = (issue: string): IssueMeta => {
     const r = st("SELECT json FROM issue_meta WHERE issue = ?").get(issue) as { json: string } | undefined;

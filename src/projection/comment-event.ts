@@ -32,9 +32,6 @@ export interface TrustPolicy {
 }
 
 export const TrustPolicySchema = z.object({
-  trustedAuthors: z.custom<ReadonlySet<string>>(
-    (v) => v instanceof Set && [...(v as Set<unknown>)].every((x) => typeof x === "string"),
-    "must be a Set of logins",
-  ),
+  trustedAuthors: z.custom<ReadonlySet<string>>((v) => v instanceof Set && [...(v as Set<unknown>)].every((x) => typeof x === "string"), "must be a Set of logins"),
   signingKey: z.string().min(1).optional(),
 });

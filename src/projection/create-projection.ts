@@ -94,8 +94,7 @@ interface KeyState {
 function checkComment(c: CommentRecord): { updatedMs: number } {
   const updatedMs = Date.parse(c.updatedAt);
   if (!Number.isSafeInteger(c.id) || c.id <= 0) throw new ProtocolInputError(`comment id must be a positive integer, got ${String(c.id)}`);
-  if (Number.isNaN(updatedMs) || Number.isNaN(Date.parse(c.createdAt)))
-    throw new ProtocolInputError(`comment ${c.id}: createdAt/updatedAt must be RFC 3339 times`);
+  if (Number.isNaN(updatedMs) || Number.isNaN(Date.parse(c.createdAt))) throw new ProtocolInputError(`comment ${c.id}: createdAt/updatedAt must be RFC 3339 times`);
   return { updatedMs };
 }
 
@@ -330,7 +329,13 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     if (rest.length) {
       let n = 0;
       for (const a of rest) n += a.t.ids.size;
-      all.push({ kind: "untrusted-author", commentId: (rest[0] as (typeof rest)[number]).last, agent: null, session: null, detail: `${rest.length} more untrusted authors wrote ${comments(n)}; ignored` });
+      all.push({
+        kind: "untrusted-author",
+        commentId: (rest[0] as (typeof rest)[number]).last,
+        agent: null,
+        session: null,
+        detail: `${rest.length} more untrusted authors wrote ${comments(n)}; ignored`,
+      });
     }
     for (const { t, last, seen } of listed) {
       const over = t.oversized.size ? `, ${t.oversized.size} over the size limit,` : "";
@@ -397,9 +402,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     },
     snapshot() {
       refreshWatermark();
-      const entries = [...keys.values()]
-        .map((k) => derived(k).entry)
-        .sort((a, b) => compareCodePoints(a.agent, b.agent) || compareCodePoints(a.session, b.session));
+      const entries = [...keys.values()].map((k) => derived(k).entry).sort((a, b) => compareCodePoints(a.agent, b.agent) || compareCodePoints(a.session, b.session));
       return {
         v: 1,
         watermark: maxId,

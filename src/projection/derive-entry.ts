@@ -143,8 +143,7 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   const intervalsMs: number[] = [];
   const latest = latestRecord && toLatest(latestRecord);
   const health = healthRecord && toHealthState(healthRecord);
-  for (let i = Math.max(1, signals.length - MAX_INTERVALS); i < signals.length; i++)
-    intervalsMs.push(Math.max(0, (signals[i] as number) - (signals[i - 1] as number)));
+  for (let i = Math.max(1, signals.length - MAX_INTERVALS); i < signals.length; i++) intervalsMs.push(Math.max(0, (signals[i] as number) - (signals[i - 1] as number)));
   const last = signals.length ? (signals[signals.length - 1] as number) : null;
   const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
   if (believed.length) entry.recent = believed.slice(-RECENT_CHECKPOINTS).reverse().map(toRecent);
@@ -183,5 +182,12 @@ function toRecent(r: Extract<StoredRecord, { kind: "checkpoint" }>): RecentCheck
 
 function toHealthState(r: Extract<StoredRecord, { kind: "health" }>): HealthState {
   const h = r.health;
-  return { commentId: r.commentId, status: h.status, metrics: JSON.parse(h.metricsJson) as JsonValue, timestamp: h.timestamp, createdAt: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
+  return {
+    commentId: r.commentId,
+    status: h.status,
+    metrics: JSON.parse(h.metricsJson) as JsonValue,
+    timestamp: h.timestamp,
+    createdAt: iso(r.createdMs),
+    ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
+  };
 }

@@ -16,10 +16,7 @@ export interface LivenessTransition {
  *
  * @example detectTransitions({ a: "active" }, { a: "stale" }) // [{ key: "a", from: "active", to: "stale" }]
  */
-export function detectTransitions(
-  prev: Readonly<Record<string, LivenessState>>,
-  next: Readonly<Record<string, LivenessState>>,
-): LivenessTransition[] {
+export function detectTransitions(prev: Readonly<Record<string, LivenessState>>, next: Readonly<Record<string, LivenessState>>): LivenessTransition[] {
   const out: LivenessTransition[] = [];
   for (const key of new Set([...Object.keys(prev), ...Object.keys(next)])) {
     const from = Object.hasOwn(prev, key) ? (prev[key] as LivenessState) : null;

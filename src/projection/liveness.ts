@@ -39,11 +39,7 @@ function median(xs: readonly number[]): number | null {
  *
  * @example liveness(entry, new Date(), { minStaleMs: 300_000, cadenceFactor: 3 })
  */
-export function liveness(
-  entry: Pick<AgentEntry, "lastSignalAt" | "intervalsMs">,
-  now: Date,
-  opts: Partial<LivenessOptions> = {},
-): Liveness {
+export function liveness(entry: Pick<AgentEntry, "lastSignalAt" | "intervalsMs">, now: Date, opts: Partial<LivenessOptions> = {}): Liveness {
   const o = { ...DEFAULT_LIVENESS_OPTIONS, ...opts };
   const med = median(entry.intervalsMs);
   const thresholdMs = o.staleAfterMs ?? Math.max(o.minStaleMs, med === null ? 0 : med * o.cadenceFactor);

@@ -101,16 +101,36 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
     const k = parsed.control;
     const control: Control = { ...k, agent: detach(k.agent), session: detach(k.session), timestamp: detach(k.timestamp), version: detach(k.version) };
     for (const f of ["targetId", "by", "reason", "signature"] as const) if (k[f] !== undefined) control[f] = detach(k[f]);
-    const sig: SignatureStatus =
-      ctx.signingKey === undefined ? "n/a" : control.signature === undefined ? "unsigned" : verifyControlSignature(control, ctx.signingKey) ? "ok" : "bad";
-    return { kind: "control", commentId, key: entryKey(control.agent, control.session), agent: control.agent, session: control.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, control, sig };
+    const sig: SignatureStatus = ctx.signingKey === undefined ? "n/a" : control.signature === undefined ? "unsigned" : verifyControlSignature(control, ctx.signingKey) ? "ok" : "bad";
+    return {
+      kind: "control",
+      commentId,
+      key: entryKey(control.agent, control.session),
+      agent: control.agent,
+      session: control.session,
+      createdMs,
+      htmlUrl,
+      trustedAuthor,
+      editedByTime,
+      version,
+      control,
+      sig,
+    };
   }
   const p = parsed.checkpoint;
-  const cp = { ...p, agent: detach(p.agent), session: detach(p.session), phase: detach(p.phase), timestamp: detach(p.timestamp), version: detach(p.version), id: detach(p.id), signature: detach(p.signature) };
+  const cp = {
+    ...p,
+    agent: detach(p.agent),
+    session: detach(p.session),
+    phase: detach(p.phase),
+    timestamp: detach(p.timestamp),
+    version: detach(p.version),
+    id: detach(p.id),
+    signature: detach(p.signature),
+  };
   if (cp.id === undefined) delete cp.id;
   if (cp.signature === undefined) delete cp.signature;
-  const sig: SignatureStatus =
-    ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
+  const sig: SignatureStatus = ctx.signingKey === undefined ? "n/a" : cp.signature === undefined ? "unsigned" : verifyCheckpointSignature(cp, ctx.signingKey) ? "ok" : "bad";
   const { data, ...meta } = cp;
   const checkpoint: CompactCheckpoint = { ...meta, dataJson: JSON.stringify(data) };
   return { kind: "checkpoint", commentId, key: entryKey(cp.agent, cp.session), agent: cp.agent, session: cp.session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, checkpoint, sig };

@@ -40,8 +40,7 @@ export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}):
   const invalid = (error: string): ParsedComment => ({ kind: "invalid", marker, agent: agent || null, error });
 
   // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when the length alone cannot decide.
-  if (body.length > maxBodyBytes || (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, "utf8") > maxBodyBytes))
-    return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
+  if (body.length > maxBodyBytes || (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, "utf8") > maxBodyBytes)) return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
   if (!agent) return invalid(`missing agent name after ${kind.marker}`);
 
   try {
@@ -78,10 +77,7 @@ export function parseCheckpoint(body: string, limits?: Partial<ReaderLimits>): C
 }
 
 /** Like `parseCheckpoint`, returning `{success, data} | {success:false, error}` as zod does. */
-export function safeParseCheckpoint(
-  body: string,
-  limits?: Partial<ReaderLimits>,
-): { success: true; data: Checkpoint } | { success: false; error: string } {
+export function safeParseCheckpoint(body: string, limits?: Partial<ReaderLimits>): { success: true; data: Checkpoint } | { success: false; error: string } {
   const p = parseComment(body, limits);
   if (p.kind === "checkpoint") return { success: true, data: p.checkpoint };
   if (p.kind === "invalid") return { success: false, error: `invalid ${p.marker}: ${p.error}` };
@@ -113,7 +109,8 @@ function blockLineKind(text: string, start: number, end: number): 0 | 1 | 2 {
   while (i < end) {
     const c = text.charCodeAt(i);
     if (c === 32 || c === 9) i++;
-    else if (c > 127 || c === 11 || c === 12) break; // other whitespace trim() knows: take the slow path
+    else if (c > 127 || c === 11 || c === 12)
+      break; // other whitespace trim() knows: take the slow path
     else if (c !== 96 && c !== 45 && c !== 78 && c !== 110) return 0;
     else break;
   }
@@ -199,4 +196,3 @@ function parseJson(text: string, maxDepth: number): JsonValue {
     throw new Invalid(`broken JSON: ${(e as Error).message}`);
   }
 }
-

@@ -53,7 +53,10 @@ export const CheckpointInputSchema = z.object({
   phase: PhaseSchema,
   data: JsonObjectSchema,
   /** Python-style UTC time; see `pythonUtcIsoformat`. */
-  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+  timestamp: z
+    .string()
+    .min(1)
+    .refine((s) => !/[\r\n]/.test(s), "must be a single line"),
   id: CheckpointIdSchema.optional(),
   seq: SeqSchema.optional(),
   epoch: EpochSchema.optional(),
@@ -74,7 +77,10 @@ export type Health = z.infer<typeof HealthSchema>;
 export const HealthInputSchema = z.object({
   agent: AgentNameSchema,
   session: SessionIdSchema,
-  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+  timestamp: z
+    .string()
+    .min(1)
+    .refine((s) => !/[\r\n]/.test(s), "must be a single line"),
   status: HeaderValue.default("Active"),
   metrics: JsonObjectSchema,
   nextCheck: HeaderValue.default(DEFAULT_NEXT_CHECK),
@@ -115,7 +121,10 @@ export type Control = z.infer<typeof ControlSchema>;
 
 /** What a writer supplies to make a control comment. */
 export const ControlInputSchema = ControlSchema.omit({ version: true, timestamp: true }).extend({
-  timestamp: z.string().min(1).refine((s) => !/[\r\n]/.test(s), "must be a single line"),
+  timestamp: z
+    .string()
+    .min(1)
+    .refine((s) => !/[\r\n]/.test(s), "must be a single line"),
 });
 export type ControlInput = z.infer<typeof ControlInputSchema>;
 

@@ -10,10 +10,7 @@ type Signable = Pick<Checkpoint, "agent" | "session" | "phase" | "timestamp" | "
  * The version is fixed to "1.0" as the writer writes it.
  */
 export function canonicalCheckpoint(cp: Signable): string {
-  return pythonJsonDumps(
-    ["checkpost-signature-v1", cp.version ?? "1.0", cp.agent, cp.session, cp.phase, cp.timestamp, cp.id ?? null, cp.seq ?? null, cp.epoch ?? null, cp.data],
-    { sortKeys: true },
-  );
+  return pythonJsonDumps(["checkpost-signature-v1", cp.version ?? "1.0", cp.agent, cp.session, cp.phase, cp.timestamp, cp.id ?? null, cp.seq ?? null, cp.epoch ?? null, cp.data], { sortKeys: true });
 }
 
 /** `hmac-sha256=<hex>` over the canonical form. */

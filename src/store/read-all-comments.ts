@@ -24,12 +24,18 @@ const iso = (sec: number) => forgejoTime(sec * 1000);
  */
 export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, options: ReadAllOptions = {}): Promise<ForgejoComment[]> {
   const byId = new Map<number, ForgejoComment>();
-  await forEachCommentBatch(api, repo, issue, (list) => {
-    for (const c of list) {
-      const held = byId.get(c.id);
-      if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
-    }
-  }, options);
+  await forEachCommentBatch(
+    api,
+    repo,
+    issue,
+    (list) => {
+      for (const c of list) {
+        const held = byId.get(c.id);
+        if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
+      }
+    },
+    options,
+  );
   return [...byId.values()].sort((x, y) => x.id - y.id);
 }
 

@@ -185,12 +185,7 @@ export class SessionStore {
    * next Epoch, so this handle's later saves fence off any zombie. With
    * `takeOver`, the fence is written at once (one extra request).
    */
-  async resume(
-    agent: string,
-    session: string,
-    map: Readonly<PhaseMap>,
-    opts: { takeOver?: boolean } = {},
-  ): Promise<ResumeAnswer & { next_seq: number; epoch: number; takeover_comment_id?: number }> {
+  async resume(agent: string, session: string, map: Readonly<PhaseMap>, opts: { takeOver?: boolean } = {}): Promise<ResumeAnswer & { next_seq: number; epoch: number; takeover_comment_id?: number }> {
     const issue = await this.issueNumber();
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();

@@ -15,7 +15,7 @@ describe("bench (tiny N)", () => {
   });
 
   it("ports the seed's parse_checkpoint_comment faithfully", () => {
-    const body = "[CHECKPOINT] w\nVersion: 1.0\nPhase: p\nSession: s\nTime: 2026-11-29T10:00:00Z\n\nState Data:\n```json\n{\n  \"a\": 1\n}\n```\n\n---\n\nAutomated by CleverAgents Bot Agent: w";
+    const body = '[CHECKPOINT] w\nVersion: 1.0\nPhase: p\nSession: s\nTime: 2026-11-29T10:00:00Z\n\nState Data:\n```json\n{\n  "a": 1\n}\n```\n\n---\n\nAutomated by CleverAgents Bot Agent: w';
     expect(seedParseCheckpointComment(body)).toEqual({ data: { a: 1 }, version: "1.0", phase: "p", session: "s", timestamp: "2026-11-29T10:00:00Z", agent: "w" });
     expect(seedParseCheckpointComment("[HEALTH] w\nSession: s")).toBeNull();
     expect(seedParseCheckpointComment("[CHECKPOINT] w\nno json")).toBeNull();

@@ -116,7 +116,11 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
       },
       { timeout: 5_000, interval: 50 },
     );
-    const agents = await Promise.all(bots.map(async (b) => ((await get(b, `/api/agents?repo=agent/work&issue=${issue}`)).body as { agents: { agent: string; latest: { phase: string } }[] }).agents.map((x) => [x.agent, x.latest.phase])));
+    const agents = await Promise.all(
+      bots.map(async (b) =>
+        ((await get(b, `/api/agents?repo=agent/work&issue=${issue}`)).body as { agents: { agent: string; latest: { phase: string } }[] }).agents.map((x) => [x.agent, x.latest.phase]),
+      ),
+    );
     expect(agents[0]).toEqual(agents[1]);
     expect(agents[0]).toHaveLength(3);
   });

@@ -89,7 +89,12 @@ describe("the bot's durable store", () => {
     const second = await createBot(world.config, { logger: world.logger });
     extra.push(second);
     const api = world.api(world.agentToken);
-    await api.createHook(world.repo, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${second.url}${world.config.webhookPath}`, content_type: "json", secret: SECRET } });
+    await api.createHook(world.repo, {
+      type: "forgejo",
+      active: true,
+      events: ["issues", "issue_comment"],
+      config: { url: `${second.url}${world.config.webhookPath}`, content_type: "json", secret: SECRET },
+    });
     await api.createComment(world.repo, world.issue, cp("clone_complete"));
     await world.settle();
     await second.idle();

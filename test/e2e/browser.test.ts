@@ -77,7 +77,11 @@ describe.skipIf(missing)("the control room in Chromium", () => {
     a.setPassword("mallory", "mallory-password");
     // A stale agent: its only checkpoint is two hours old.
     a.bulkComments("agent", "work", w.issue, [{ login: "agent", body: cp("pr-self-reviewer", "s2", "review_posted"), createdAt: new Date(Date.now() - 2 * 3600_000) }]);
-    for (const [phase, seq] of [["clone_complete", 1], ["subtask_1_complete", 2], ["commit_complete", 3]] as const)
+    for (const [phase, seq] of [
+      ["clone_complete", 1],
+      ["subtask_1_complete", 2],
+      ["commit_complete", 3],
+    ] as const)
       await w.api(w.agentToken).createComment(w.repo, w.issue, cp(A, "s1", phase, { epoch: 1, seq }));
     await w.bot.reconcileAll();
     await w.bot.checkLiveness();
@@ -134,7 +138,13 @@ describe.skipIf(missing)("the control room in Chromium", () => {
     await shot(page, "dashboard-after-pause");
 
     const out: string[] = [];
-    const env = { FORGEJO_URL: w.forge.url, FORGEJO_TOKEN: w.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "cp-")) };
+    const env = {
+      FORGEJO_URL: w.forge.url,
+      FORGEJO_TOKEN: w.agentToken,
+      FORGEJO_REPOSITORY: "agent/work",
+      CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+      CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "cp-")),
+    };
     expect(await runCli(["resume", "--agent", A, "--session", "s1"], { out: (t) => out.push(t), err: () => {}, readStdin: async () => "", cwd: process.cwd(), env })).toBe(0);
     expect(JSON.parse(out.join(""))).toMatchObject({ phase: "commit_complete", directive: { kind: "pause", by: "alice" } });
 

@@ -36,7 +36,10 @@ async function compactionWorld() {
   return { world, api, t };
 }
 
-const kinds = (bodies: string[]) => bodies.map((b) => parseComment(b)).map((p) => (p.kind === "health" ? `health ${p.health.session} ${JSON.stringify(p.health.metrics)}` : p.kind === "checkpoint" ? `checkpoint ${p.checkpoint.phase}` : p.kind));
+const kinds = (bodies: string[]) =>
+  bodies
+    .map((b) => parseComment(b))
+    .map((p) => (p.kind === "health" ? `health ${p.health.session} ${JSON.stringify(p.health.metrics)}` : p.kind === "checkpoint" ? `checkpoint ${p.checkpoint.phase}` : p.kind));
 
 describe("health compaction", () => {
   it("--dry-run says what would go and changes nothing; a failed archive upload deletes nothing", async () => {
@@ -92,7 +95,11 @@ describe("health compaction", () => {
       cwd: process.cwd(),
     };
     expect(await runCli(["history", "--archived", "--session", "s1"], io), out.join("")).toBe(0);
-    const lines = out.join("").trim().split("\n").map((l) => JSON.parse(l) as { comment_id: number; metrics: unknown; issue: number });
+    const lines = out
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { comment_id: number; metrics: unknown; issue: number });
     expect(lines.map((l) => l.metrics)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(lines.every((l) => l.issue === world.issue)).toBe(true);
   });

@@ -42,7 +42,13 @@ async function resumeApi() {
 }
 async function coldResume() {
   const out: string[] = [];
-  const env = { FORGEJO_URL: w.forge.url, FORGEJO_TOKEN: w.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "cp-")) };
+  const env = {
+    FORGEJO_URL: w.forge.url,
+    FORGEJO_TOKEN: w.agentToken,
+    FORGEJO_REPOSITORY: "agent/work",
+    CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+    CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "cp-")),
+  };
   expect(await runCli(["resume", "--agent", A, "--session", "s1"], { out: (t) => out.push(t), err: () => {}, readStdin: async () => "", cwd: process.cwd(), env })).toBe(0);
   return JSON.parse(out.join("")) as Record<string, unknown>;
 }

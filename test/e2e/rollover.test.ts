@@ -140,13 +140,23 @@ describe("chain following after a rollover", () => {
         out: (t: string) => out.push(t),
         err: (t: string) => out.push(`ERR ${t}`),
         readStdin: async () => "",
-        env: { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot", CHECKPOST_SIGNING_KEY: KEY, CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) },
+        env: {
+          FORGEJO_URL: world.forge.url,
+          FORGEJO_TOKEN: world.agentToken,
+          FORGEJO_REPOSITORY: "agent/work",
+          CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+          CHECKPOST_SIGNING_KEY: KEY,
+          CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")),
+        },
         cwd: process.cwd(),
       };
       expect(await runCli(args, io), out.join("")).toBe(0);
       return out.join("");
     };
-    const lines = (await run(["history", "--agent", "implementation-worker", "--session", "s1"])).trim().split("\n").map((l) => JSON.parse(l) as { issue: number; phase: string; trusted: boolean; author: string });
+    const lines = (await run(["history", "--agent", "implementation-worker", "--session", "s1"]))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { issue: number; phase: string; trusted: boolean; author: string });
     // 4 on the old issue (mallory's untrusted one too) + 1 on the successor; the carried copy is not listed again.
     expect(lines.map((l) => [l.issue, l.phase, l.trusted])).toEqual([
       [world.issue, "subtask_1_complete", true],

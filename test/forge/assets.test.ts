@@ -31,7 +31,7 @@ describe("issue assets (POST/GET /repos/{owner}/{repo}/issues/{index}/assets)", 
     const r = await fetch(`${w.forge.url}/api/v1/repos/agent/work/issues/${w.issue}/assets`, {
       method: "POST",
       headers: { authorization: `token ${w.token}`, "content-type": "multipart/form-data; boundary=x" },
-      body: "--x\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--x--\r\n",
+      body: '--x\r\nContent-Disposition: form-data; name="other"\r\n\r\nv\r\n--x--\r\n',
     });
     expect(r.status).toBe(400);
   });

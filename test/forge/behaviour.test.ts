@@ -19,8 +19,12 @@ describe("comments list", () => {
   it("returns every comment in one response: no paging, no Link, X-Total-Count set", async () => {
     s = await seededForge();
     const issue = s.forge.admin.createIssue("alice", "widgets", { title: "many" });
-    s.forge.admin.bulkComments("alice", "widgets", issue.number,
-      Array.from({ length: 120 }, (_, i) => ({ login: i % 2 ? "bob" : "alice", body: `c${i}` })));
+    s.forge.admin.bulkComments(
+      "alice",
+      "widgets",
+      issue.number,
+      Array.from({ length: 120 }, (_, i) => ({ login: i % 2 ? "bob" : "alice", body: `c${i}` })),
+    );
     const r = await api(s.forge, "GET", `/repos/alice/widgets/issues/${issue.number}/comments?limit=10&page=2`);
     const list = asArray(r.json);
     expect(list).toHaveLength(120);
@@ -97,7 +101,9 @@ describe("issue list", () => {
     a.createIssue("alice", "widgets", { title: "bug only", labels: ["bug"] });
     a.createIssue("alice", "widgets", { title: "none" });
     const titles = async (labels: string) =>
-      asArray((await api(s!.forge, "GET", `/repos/alice/widgets/issues?labels=${encodeURIComponent(labels)}`)).json).map((i) => asRecord(i).title).sort();
+      asArray((await api(s!.forge, "GET", `/repos/alice/widgets/issues?labels=${encodeURIComponent(labels)}`)).json)
+        .map((i) => asRecord(i).title)
+        .sort();
     expect(await titles("bug,ui")).toEqual(["both"]);
     expect(await titles("bug")).toEqual(["both", "bug only"]);
     expect(await titles("bug,nope")).toEqual(["both", "bug only"]);
@@ -119,9 +125,7 @@ describe("issue list", () => {
     expect(asArray(last.json)).toHaveLength(5);
     expect(last.headers.get("link")).toBe(`<${base}?page=1&state=open>; rel="first",<${base}?page=2&state=open>; rel="prev"`);
     const small = await api(s.forge, "GET", "/repos/alice/widgets/issues?limit=10&page=2");
-    expect(small.headers.get("link")).toBe(
-      `<${base}?limit=10&page=3>; rel="next",<${base}?limit=10&page=7>; rel="last",<${base}?limit=10&page=1>; rel="first",<${base}?limit=10&page=1>; rel="prev"`,
-    );
+    expect(small.headers.get("link")).toBe(`<${base}?limit=10&page=3>; rel="next",<${base}?limit=10&page=7>; rel="last",<${base}?limit=10&page=1>; rel="first",<${base}?limit=10&page=1>; rel="prev"`);
     const none = await api(s.forge, "GET", "/repos/alice/widgets/issues?state=closed");
     expect(none.headers.get("link")).toBeNull();
     expect(none.headers.get("x-total-count")).toBe("0");
@@ -158,7 +162,10 @@ describe("persistence", () => {
       s.forge.admin.createLabel("alice", "widgets", { name: "bug" });
       const i = s.forge.admin.createIssue("alice", "widgets", { title: "persist", labels: ["bug"] });
       await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, { token: s.bob, body: { body: "kept" } });
-      await api(s.forge, "POST", "/repos/alice/widgets/hooks", { token: s.alice, body: { type: "gitea", config: { url: "http://127.0.0.1:9/", content_type: "json" }, events: ["issues"], active: true } });
+      await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
+        token: s.alice,
+        body: { type: "gitea", config: { url: "http://127.0.0.1:9/", content_type: "json" }, events: ["issues"], active: true },
+      });
       const bob = s.bob;
       const alice = s.alice;
       await s.forge.close();
@@ -185,9 +192,14 @@ describe("web view", () => {
   it("renders Markdown, sanitizes raw HTML (as Forgejo) and anchors comments", async () => {
     s = await seededForge();
     const i = s.forge.admin.createIssue("alice", "widgets", { title: "Web <b>page</b>", body: "**bold** <script>alert(1)</script>" });
-    const c = asRecord((await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, {
-      token: s.bob, body: { body: "- item\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3))" },
-    })).json);
+    const c = asRecord(
+      (
+        await api(s.forge, "POST", `/repos/alice/widgets/issues/${i.number}/comments`, {
+          token: s.bob,
+          body: { body: "- item\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3))" },
+        })
+      ).json,
+    );
     const res = await fetch(`${s.forge.url}/alice/widgets/issues/${i.number}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");

@@ -36,9 +36,7 @@ afterAll(async () => {
 });
 
 /** Call a route and run checks (a)–(c). `template` is the swagger path, `path` the concrete one. */
-async function call(
-  method: string, template: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
-): Promise<Reply> {
+async function call(method: string, template: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; contentType?: string } = {}): Promise<Reply> {
   const op = operation(method, template);
   expect(op, `${method} ${template} in swagger paths`).toBeDefined();
   const url = new URL(`http://x${path}`);
@@ -98,7 +96,11 @@ describe("conformance with swagger.v1.json", () => {
     expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues", { body: { title: "anon" } })).status).toBe(401);
     expect((await call("POST", "/repos/{owner}/{repo}/issues", "/repos/alice/secret/issues", { token: bob, body: { title: "hidden" } })).status).toBe(404);
 
-    const list = await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?state=all&labels=bug&type=issues&q=first&sort=oldest&page=1&limit=5&since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z&created_by=alice");
+    const list = await call(
+      "GET",
+      "/repos/{owner}/{repo}/issues",
+      "/repos/alice/widgets/issues?state=all&labels=bug&type=issues&q=first&sort=oldest&page=1&limit=5&since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z&created_by=alice",
+    );
     expect(asArray(list.json)).toHaveLength(1);
     expect((await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?since=yesterday")).status).toBe(422);
     expect((await call("GET", "/repos/{owner}/{repo}/issues", "/repos/alice/widgets/issues?created_by=ghost")).status).toBe(404);
@@ -117,7 +119,9 @@ describe("conformance with swagger.v1.json", () => {
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", `/repos/alice/widgets/issues/${locked.number}/comments`, { token: bob, body: { body: "x" } })).status).toBe(403);
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/secret/issues/1/comments", { token: bob, body: { body: "x" } })).status).toBe(404);
 
-    expect(asArray((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments?since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z")).json)).toHaveLength(1);
+    expect(
+      asArray((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments?since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z")).json),
+    ).toHaveLength(1);
     expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/1/comments?before=bad")).status).toBe(422);
     expect((await call("GET", "/repos/{owner}/{repo}/issues/{index}/comments", "/repos/alice/widgets/issues/77/comments")).status).toBe(404);
 
@@ -127,18 +131,25 @@ describe("conformance with swagger.v1.json", () => {
     expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob, body: { body: "hello again" } })).status).toBe(200);
     expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: root, body: { body: "" } })).status).toBe(422);
     const other = asRecord((await api(s.forge, "POST", "/repos/alice/widgets/issues/1/comments", { token: alice, body: { body: "alice's" } })).json);
-    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${String(other.id)}`, { token: bob, body: { body: "mine now" } })).status).toBe(403);
+    expect((await call("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${String(other.id)}`, { token: bob, body: { body: "mine now" } })).status).toBe(
+      403,
+    );
     expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${String(other.id)}`, { token: bob })).status).toBe(403);
     expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob })).status).toBe(204);
     expect((await call("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", `/repos/alice/widgets/issues/comments/${cid}`, { token: bob })).status).toBe(404);
 
     expect(asArray((await call("GET", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels")).json)).toHaveLength(1);
-    expect(asArray((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: ["prio", 99, "unknown"] } })).json)).toHaveLength(2);
+    expect(
+      asArray((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: ["prio", 99, "unknown"] } })).json),
+    ).toHaveLength(2);
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: bob, body: { labels: [1] } })).status).toBe(403);
     expect((await call("POST", "/repos/{owner}/{repo}/issues/{index}/labels", "/repos/alice/widgets/issues/1/labels", { token: alice, body: { labels: [true] } })).status).toBe(422);
 
     const assets = "/repos/{owner}/{repo}/issues/{index}/assets";
-    const multipart = (field: string) => ({ contentType: "multipart/form-data; boundary=b", rawBody: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.jsonl.gz"\r\nContent-Type: application/gzip\r\n\r\nxyz\r\n--b--\r\n` });
+    const multipart = (field: string) => ({
+      contentType: "multipart/form-data; boundary=b",
+      rawBody: `--b\r\nContent-Disposition: form-data; name="${field}"; filename="a.jsonl.gz"\r\nContent-Type: application/gzip\r\n\r\nxyz\r\n--b--\r\n`,
+    });
     expect(asArray((await call("GET", assets, "/repos/alice/widgets/issues/1/assets")).json)).toHaveLength(0);
     const asset = asRecord((await call("POST", assets, "/repos/alice/widgets/issues/1/assets?name=archive.jsonl.gz", { token: alice, ...multipart("attachment") })).json);
     expect(asset).toMatchObject({ name: "archive.jsonl.gz", size: 3 });

@@ -54,11 +54,13 @@ describe("fault knobs", () => {
     const issue = s.forge.admin.createIssue("alice", "widgets", { title: "drop" });
     s.forge.admin.setFaults({ commitThenDropRate: 1, match: { routes: [COMMENTS_POST] } });
     const path = `/repos/alice/widgets/issues/${issue.number}/comments`;
-    await expect(fetch(`${s.forge.apiUrl}${path}`, {
-      method: "POST",
-      headers: { Authorization: `token ${s.bob}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ body: "stored anyway" }),
-    })).rejects.toThrow();
+    await expect(
+      fetch(`${s.forge.apiUrl}${path}`, {
+        method: "POST",
+        headers: { Authorization: `token ${s.bob}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ body: "stored anyway" }),
+      }),
+    ).rejects.toThrow();
     // The GET is not matched by the fault filter and sees the comment.
     const list = asArray((await api(s.forge, "GET", path)).json);
     expect(list.map((c) => asRecord(c).body)).toEqual(["stored anyway"]);
@@ -78,7 +80,12 @@ describe("fault knobs", () => {
   it("bandwidthBytesPerSec makes a large body take longer", async () => {
     s = await seededForge();
     const issue = s.forge.admin.createIssue("alice", "widgets", { title: "big" });
-    s.forge.admin.bulkComments("alice", "widgets", issue.number, Array.from({ length: 10 }, () => ({ login: "bob", body: "x".repeat(500) })));
+    s.forge.admin.bulkComments(
+      "alice",
+      "widgets",
+      issue.number,
+      Array.from({ length: 10 }, () => ({ login: "bob", body: "x".repeat(500) })),
+    );
     const url = `${s.forge.apiUrl}/repos/alice/widgets/issues/${issue.number}/comments`;
     let t = Date.now();
     const full = await (await fetch(url)).text();

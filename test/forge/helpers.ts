@@ -30,12 +30,7 @@ export interface Reply {
   json: unknown;
 }
 
-export async function api(
-  forge: ForgeServer,
-  method: string,
-  path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
-): Promise<Reply> {
+export async function api(forge: ForgeServer, method: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; contentType?: string } = {}): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.Authorization = `token ${opts.token}`;
   let body: string | undefined;
@@ -44,7 +39,7 @@ export async function api(
   if (body !== undefined) headers["Content-Type"] = opts.contentType ?? "application/json";
   const res = await fetch(forge.apiUrl + path, { method, headers, body });
   const text = await res.text();
-  let json: unknown ;
+  let json: unknown;
   if (text.length > 0 && (res.headers.get("content-type") ?? "").includes("json")) json = JSON.parse(text);
   return { status: res.status, headers: res.headers, text, json };
 }

@@ -32,9 +32,10 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -11,8 +11,12 @@ it("bulk-loads and lists 50,000 comments", async () => {
   s = await seededForge();
   const issue = s.forge.admin.createIssue("alice", "widgets", { title: "big" });
   let t = Date.now();
-  const r = s.forge.admin.bulkComments("alice", "widgets", issue.number,
-    Array.from({ length: 50_000 }, (_, i) => ({ login: i % 3 ? "bob" : "alice", body: `comment ${i}`, createdAt: Date.UTC(2026, 0, 1) + i * 1000 })));
+  const r = s.forge.admin.bulkComments(
+    "alice",
+    "widgets",
+    issue.number,
+    Array.from({ length: 50_000 }, (_, i) => ({ login: i % 3 ? "bob" : "alice", body: `comment ${i}`, createdAt: Date.UTC(2026, 0, 1) + i * 1000 })),
+  );
   const bulkMs = Date.now() - t;
   expect(r.count).toBe(50_000);
   expect(r.lastId - r.firstId).toBe(49_999);

@@ -47,7 +47,12 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   a.createRepo("agent", "work");
   a.addCollaborator("agent", "work", "checkpost-bot", "write");
   a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
-  const issue = a.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL], ...(opts.issueAuthor ? { author: opts.issueAuthor } : {}) }).number;
+  const issue = a.createIssue("agent", "work", {
+    title: DEFAULT_SESSION_TITLE,
+    body: "Notes from a person.\n",
+    labels: [DEFAULT_SESSION_LABEL],
+    ...(opts.issueAuthor ? { author: opts.issueAuthor } : {}),
+  }).number;
   let offset = 0;
   const logs: string[] = [];
   const logger = createLogger({
@@ -81,7 +86,10 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   const bot = await createBot(config, { logger, now: () => new Date(Date.now() + offset) });
   const api = (token: string) => new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
   if (opts.webhook !== false)
-    await api(agentToken).createHook({ owner: "agent", repo: "work" }, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${config.webhookPath}`, content_type: "json", secret: SECRET } });
+    await api(agentToken).createHook(
+      { owner: "agent", repo: "work" },
+      { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${config.webhookPath}`, content_type: "json", secret: SECRET } },
+    );
   return {
     forge,
     bot,

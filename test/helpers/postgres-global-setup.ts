@@ -29,7 +29,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     project.provide("postgresSkipReason", "");
     return () => server.stop();
   } catch (e) {
-    const reason = e instanceof Error ? e.message.split("\n")[0] ?? e.message : String(e);
+    const reason = e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e);
     if (process.env["CHECKPOST_CI"] === "1") throw new Error(`CI needs PostgreSQL for the store tests: ${reason}`);
     process.stderr.write(`\n[postgres] no test server, PostgreSQL suites are skipped: ${reason}\n\n`);
     project.provide("postgresUrl", null);

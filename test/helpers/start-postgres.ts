@@ -68,7 +68,20 @@ export async function startPostgres(opts: { log?: (line: string) => void } = {})
       authMethod: "scram-sha-256",
       persistent: false,
       createPostgresUser: root,
-      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${base}`, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"],
+      postgresFlags: [
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        `unix_socket_directories=${base}`,
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+        "-c",
+        "max_connections=200",
+      ],
       onLog: (m) => {
         lines.push(m);
         opts.log?.(m);

@@ -18,7 +18,11 @@ async function doctor(env: NodeJS.ProcessEnv, args: string[] = []) {
   const code = await runCli(["doctor", "--json", ...args], cli);
   const report = JSON.parse(out.join("")) as { ok: boolean; checks: DoctorCheck[] };
   const status = (name: string) => report.checks.filter((c) => c.check === name).map((c) => c.status);
-  const text = (name: string) => report.checks.filter((c) => c.check === name).map((c) => `${c.message} ${c.fix ?? ""}`).join("\n");
+  const text = (name: string) =>
+    report.checks
+      .filter((c) => c.check === name)
+      .map((c) => `${c.message} ${c.fix ?? ""}`)
+      .join("\n");
   return { code, report, status, text, err: err.join("") };
 }
 
@@ -50,7 +54,10 @@ describe("checkpost doctor", () => {
   it("finds what is wrong and exits 1: no signing key, an untrusted writer, a trusted login that does not exist, a refused API token, no webhook", async () => {
     w = await botWorld({}, { webhook: false });
     w.forge.admin.addCollaborator("agent", "work", "mallory", "write");
-    const r = await doctor(healthyEnv(w, { CHECKPOST_SIGNING_KEY: "", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot,ghost-user", CHECKPOST_API_TOKEN: "not-the-bots-token-0123456789" }), ["--bot-url", w.bot.url]);
+    const r = await doctor(healthyEnv(w, { CHECKPOST_SIGNING_KEY: "", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot,ghost-user", CHECKPOST_API_TOKEN: "not-the-bots-token-0123456789" }), [
+      "--bot-url",
+      w.bot.url,
+    ]);
     expect(r.code).toBe(1);
     expect(r.report.ok).toBe(false);
     expect(r.status("signing-key")).toEqual(["warn"]);

@@ -32,7 +32,19 @@ describe.skipIf(!server.url)(`PostgreSQL migrations${server.url ? "" : ` (skippe
     const rows = (await cs[0]!.query("SELECT version FROM checkpost_schema_migrations ORDER BY version")).rows;
     expect(rows.map((r: { version: number }) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     const tables = (await cs[0]!.query("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'checkpost_%' ORDER BY 1")).rows.map((r: { table_name: string }) => r.table_name);
-    expect(tables).toEqual(["checkpost_alerts", "checkpost_comments", "checkpost_deliveries", "checkpost_entries", "checkpost_issue_meta", "checkpost_leases", "checkpost_replicas", "checkpost_resume_index", "checkpost_schema_migrations", "checkpost_watermarks", "checkpost_write_log"]);
+    expect(tables).toEqual([
+      "checkpost_alerts",
+      "checkpost_comments",
+      "checkpost_deliveries",
+      "checkpost_entries",
+      "checkpost_issue_meta",
+      "checkpost_leases",
+      "checkpost_replicas",
+      "checkpost_resume_index",
+      "checkpost_schema_migrations",
+      "checkpost_watermarks",
+      "checkpost_write_log",
+    ]);
   });
 
   it("a second start applies nothing", async () => {

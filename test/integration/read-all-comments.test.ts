@@ -12,7 +12,12 @@ const repo = { owner: "agent", repo: "work" };
 function seed(w: ForgeWorld, n: number) {
   const start = Date.now() - 10 * 86400_000;
   w.issue = w.forge.admin.createIssue("agent", "work", { title: "long session", createdAt: start }).number;
-  w.forge.admin.bulkComments("agent", "work", w.issue, Array.from({ length: n }, (_, i) => ({ login: "agent", body: `c${i}`, createdAt: i < n / 2 ? start + i * 1000 : start + i * 1500_000 })));
+  w.forge.admin.bulkComments(
+    "agent",
+    "work",
+    w.issue,
+    Array.from({ length: n }, (_, i) => ({ login: "agent", body: `c${i}`, createdAt: i < n / 2 ? start + i * 1000 : start + i * 1500_000 })),
+  );
 }
 
 describe("readAllComments", () => {

@@ -61,7 +61,11 @@ describe("SessionStore against the embedded Forgejo", () => {
     world = await forgeWorld();
     const monthAgo = new Date(Date.now() - 31 * 86400_000);
     world.forge.admin.bulkComments("agent", "work", world.issue, [
-      { login: "agent", createdAt: monthAgo, body: formatCheckpoint({ agent: "implementation-worker", session: "s", phase: "commit_complete", timestamp: "2026-10-29T10:00:00Z", data: { commit_sha: "abc" } }) },
+      {
+        login: "agent",
+        createdAt: monthAgo,
+        body: formatCheckpoint({ agent: "implementation-worker", session: "s", phase: "commit_complete", timestamp: "2026-10-29T10:00:00Z", data: { commit_sha: "abc" } }),
+      },
     ]);
     const r = await world.store().resume("implementation-worker", "s", MAP);
     expect(r).toMatchObject({ resume_point: "phase_4_pr", phase: "commit_complete", state: { commit_sha: "abc" } });

@@ -79,7 +79,13 @@ describe("the packed tarball", () => {
     writeFileSync(join(app, "register.mjs"), 'import { register } from "node:module"; register("./hooks.mjs", import.meta.url);\n');
     const out = execFileSync(
       process.execPath,
-      ["--import", "./register.mjs", "--input-type=module", "-e", 'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, bot: typeof c.createBot }));'],
+      [
+        "--import",
+        "./register.mjs",
+        "--input-type=module",
+        "-e",
+        'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, bot: typeof c.createBot }));',
+      ],
       { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
     expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", bot: "undefined" });
@@ -115,7 +121,8 @@ describe("the packed tarball", () => {
     );
     // A deliberate mistake must be caught, so the check can fail.
     writeFileSync(join(app, "wrong.ts"), 'import { formatCheckpoint } from "checkpost";\nformatCheckpoint({ agent: 1 });\n');
-    const tsconfig = (file: string) => JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] }, files: [file] });
+    const tsconfig = (file: string) =>
+      JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] }, files: [file] });
     writeFileSync(join(app, "tsconfig.json"), tsconfig("consumer.ts"));
     writeFileSync(join(app, "tsconfig.wrong.json"), tsconfig("wrong.ts"));
     const tsc = join(root, "node_modules/typescript/bin/tsc");

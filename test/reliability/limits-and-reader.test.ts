@@ -78,7 +78,14 @@ describe("reader bounds and hostile JSON", () => {
 
   it("does not read a quoted or introduced checkpoint as one", () => {
     const cp = formatCheckpoint({ ...base, data: {} });
-    expect(parseComment(cp.split("\n").map((l) => `> ${l}`).join("\n")).kind).toBe("none");
+    expect(
+      parseComment(
+        cp
+          .split("\n")
+          .map((l) => `> ${l}`)
+          .join("\n"),
+      ).kind,
+    ).toBe("none");
     expect(parseComment(`As agreed:\n${cp}`).kind).toBe("none");
   });
 });

@@ -20,7 +20,16 @@ describe("what a resuming worker believes", () => {
     const store = world.store();
     const mine = await store.save({ agent: AGENT, session: "s1", phase: "clone_complete", data: { branch_name: "b" } });
     const mallory = new ForgejoApi(new ForgejoClient({ url: world.forge.url, token: world.forge.admin.createToken("mallory") }));
-    const forged = formatCheckpoint({ agent: AGENT, session: "s1", phase: "pr_created", timestamp: pythonUtcIsoformat(new Date()), data: { pr_number: 666 }, id: "cp-forged-0001", seq: 99, epoch: 99 });
+    const forged = formatCheckpoint({
+      agent: AGENT,
+      session: "s1",
+      phase: "pr_created",
+      timestamp: pythonUtcIsoformat(new Date()),
+      data: { pr_number: 666 },
+      id: "cp-forged-0001",
+      seq: 99,
+      epoch: 99,
+    });
     await mallory.createComment(REPO, world.issue, forged);
     const r = await world.store().resume(AGENT, "s1", MAP);
     expect(r.checkpoint?.commentId).toBe(mine.comment_id);

@@ -104,8 +104,7 @@ describe("bot API bearer token", () => {
 });
 
 describe("ApiAccessGuard", () => {
-  const req = (remoteAddress: string, authorization?: string) =>
-    ({ socket: { remoteAddress }, headers: authorization ? { authorization } : {} }) as unknown as IncomingMessage;
+  const req = (remoteAddress: string, authorization?: string) => ({ socket: { remoteAddress }, headers: authorization ? { authorization } : {} }) as unknown as IncomingMessage;
 
   it("serves /metrics without a token to loopback addresses only", () => {
     const guard = new ApiAccessGuard([]);
@@ -127,10 +126,7 @@ describe("ApiAccessGuard", () => {
 describe("CHECKPOST_API_TOKEN in the env schema", () => {
   const base = { CHECKPOST_REPOSITORIES: "a/b" };
   it("parses a comma-separated list", () => {
-    expect(parseEnv(BotEnvSchema, { ...base, CHECKPOST_API_TOKEN: " old-token-0123456789, new-token-0123456789 " }).CHECKPOST_API_TOKEN).toEqual([
-      "old-token-0123456789",
-      "new-token-0123456789",
-    ]);
+    expect(parseEnv(BotEnvSchema, { ...base, CHECKPOST_API_TOKEN: " old-token-0123456789, new-token-0123456789 " }).CHECKPOST_API_TOKEN).toEqual(["old-token-0123456789", "new-token-0123456789"]);
     expect(parseEnv(BotEnvSchema, base).CHECKPOST_API_TOKEN).toEqual([]);
   });
   it("rejects short tokens and tokens with spaces, naming the variable", () => {

@@ -15,7 +15,11 @@ const payload = (bytes: number) => JSON.stringify({ action: "created", pad: `${M
 const logBytes = () => w.logs.reduce((n, l) => n + Buffer.byteLength(l), 0);
 
 async function deliver(body: string, headers: Record<string, string>) {
-  return fetch(`${w.bot.url}/api/github/webhooks`, { method: "POST", body, headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "d-1", ...headers } });
+  return fetch(`${w.bot.url}/api/github/webhooks`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "d-1", ...headers },
+  });
 }
 
 describe("a rejected delivery costs one bounded log line", () => {

@@ -72,7 +72,13 @@ describe("credentials in FORGEJO_URL", () => {
     const withCreds = fw.forge.url.replace("http://", "http://someone:hunter2-secret@");
     const ok = cliIo({ FORGEJO_URL: withCreds, FORGEJO_TOKEN: fw.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) });
     expect(await runCli(["status", "--json"], ok.cli)).toBe(0);
-    const down = cliIo({ FORGEJO_URL: "http://someone:hunter2-secret@127.0.0.1:9", FORGEJO_TOKEN: fw.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_RETRIES: "0", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) });
+    const down = cliIo({
+      FORGEJO_URL: "http://someone:hunter2-secret@127.0.0.1:9",
+      FORGEJO_TOKEN: fw.token,
+      FORGEJO_REPOSITORY: "agent/work",
+      CHECKPOST_RETRIES: "0",
+      CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")),
+    });
     expect(await runCli(["latest", "--agent", "a", "--debug"], down.cli)).toBe(1);
     const printed = [...ok.out, ...ok.err, ...down.out, ...down.err].join("\n");
     expect(down.err.join("")).toContain("Could not reach Forgejo");

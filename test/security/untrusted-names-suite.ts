@@ -21,40 +21,56 @@ const cp = (agent: string) => formatCheckpoint({ agent, session: "s1", phase: "c
 
 /** `npm test` runs 2,000 names (untrusted-names.test.ts), `npm run test:slow` 20,000 (untrusted-names-20k.test.ts). */
 export function untrustedNamesSuite(N: number): void {
-describe(`${N} untrusted agent names`, () => {
-  it("start-up, liveness and the dashboard hold only the trusted agent; anomalies stay bounded", { timeout: 300_000 }, async () => {
-    const world = await botWorld();
-    w = world;
-    const a = world.forge.admin;
-    // 200 untrusted authors × 100 names each, plus one trusted checkpoint.
-    for (let u = 0; u < 200; u++) a.createUser(`stranger${u}`);
-    a.bulkComments("agent", "work", world.issue, Array.from({ length: N }, (_, i) => ({ login: `stranger${i % 200}`, body: cp(`ghost-${i}`) })));
-    a.bulkComments("agent", "work", world.issue, [{ login: "agent", body: cp("implementation-worker") }]);
+  describe(`${N} untrusted agent names`, () => {
+    it("start-up, liveness and the dashboard hold only the trusted agent; anomalies stay bounded", { timeout: 300_000 }, async () => {
+      const world = await botWorld();
+      w = world;
+      const a = world.forge.admin;
+      // 200 untrusted authors × 100 names each, plus one trusted checkpoint.
+      for (let u = 0; u < 200; u++) a.createUser(`stranger${u}`);
+      a.bulkComments(
+        "agent",
+        "work",
+        world.issue,
+        Array.from({ length: N }, (_, i) => ({ login: `stranger${i % 200}`, body: cp(`ghost-${i}`) })),
+      );
+      a.bulkComments("agent", "work", world.issue, [{ login: "agent", body: cp("implementation-worker") }]);
 
-    const bot = await createBot(
-      { ...defaultBotConfig({ url: world.forge.url, token: world.botToken }, [world.repo]), trustedAuthors: ["agent"], webhookSecret: "s", port: 0, pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0, liveness: { minStaleMs: 60_000 }, staleAlerts: true },
-      { logger: createLogger({ level: "silent", pretty: false }), now: () => new Date(Date.now() + 3600_000) },
-    );
-    try {
-      const t = bot.trackers()[0];
-      const snap = t?.projection.snapshot();
-      expect(snap?.comments).toBe(N + 1);
-      expect(snap?.entries.map((e) => e.agent)).toEqual(["implementation-worker"]);
-      expect(Object.keys(t?.livenessStates() ?? {})).toHaveLength(1);
-      const untrusted = snap?.anomalies.filter((x) => x.kind === "untrusted-author") ?? [];
-      expect(untrusted).toHaveLength(MAX_UNTRUSTED_AUTHORS_LISTED + 1);
-      expect(untrusted[0]?.detail).toBe(`${200 - MAX_UNTRUSTED_AUTHORS_LISTED} more untrusted authors wrote ${(200 - MAX_UNTRUSTED_AUTHORS_LISTED) * (N / 200)} protocol comments; ignored`);
-      // One alert at most: the trusted agent's (an hour silent).
-      const alerts = (await world.api(world.agentToken).listComments(world.repo, world.issue)).filter((c) => c.body.startsWith("<!-- checkpost:alert"));
-      expect(alerts.length).toBeLessThanOrEqual(1);
-      // The dashboard it would write has one row.
-      await bot.flushDashboards();
-      const body = (await world.api(world.agentToken).getIssue(world.repo, world.issue)).body;
-      expect(body).not.toMatch(/ghost-/);
-      expect(Buffer.byteLength(body)).toBeLessThan(64 * 1024);
-    } finally {
-      await bot.stop();
-    }
+      const bot = await createBot(
+        {
+          ...defaultBotConfig({ url: world.forge.url, token: world.botToken }, [world.repo]),
+          trustedAuthors: ["agent"],
+          webhookSecret: "s",
+          port: 0,
+          pollIntervalMs: 0,
+          reconcileIntervalMs: 0,
+          dashboardIntervalMs: 0,
+          livenessIntervalMs: 0,
+          liveness: { minStaleMs: 60_000 },
+          staleAlerts: true,
+        },
+        { logger: createLogger({ level: "silent", pretty: false }), now: () => new Date(Date.now() + 3600_000) },
+      );
+      try {
+        const t = bot.trackers()[0];
+        const snap = t?.projection.snapshot();
+        expect(snap?.comments).toBe(N + 1);
+        expect(snap?.entries.map((e) => e.agent)).toEqual(["implementation-worker"]);
+        expect(Object.keys(t?.livenessStates() ?? {})).toHaveLength(1);
+        const untrusted = snap?.anomalies.filter((x) => x.kind === "untrusted-author") ?? [];
+        expect(untrusted).toHaveLength(MAX_UNTRUSTED_AUTHORS_LISTED + 1);
+        expect(untrusted[0]?.detail).toBe(`${200 - MAX_UNTRUSTED_AUTHORS_LISTED} more untrusted authors wrote ${(200 - MAX_UNTRUSTED_AUTHORS_LISTED) * (N / 200)} protocol comments; ignored`);
+        // One alert at most: the trusted agent's (an hour silent).
+        const alerts = (await world.api(world.agentToken).listComments(world.repo, world.issue)).filter((c) => c.body.startsWith("<!-- checkpost:alert"));
+        expect(alerts.length).toBeLessThanOrEqual(1);
+        // The dashboard it would write has one row.
+        await bot.flushDashboards();
+        const body = (await world.api(world.agentToken).getIssue(world.repo, world.issue)).body;
+        expect(body).not.toMatch(/ghost-/);
+        expect(Buffer.byteLength(body)).toBeLessThan(64 * 1024);
+      } finally {
+        await bot.stop();
+      }
+    });
   });
-});
 }

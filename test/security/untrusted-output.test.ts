@@ -48,7 +48,16 @@ describe("untrusted comments drive no bot output", () => {
 
 describe("a name cannot break out of the stale alert", () => {
   const hostile = "evil --> @admin <img src=x onerror=alert(1)> #1 --!> &amp;";
-  const entry: AgentEntry = { agent: hostile, session: `s --> @root`, latest: null, maxEpoch: 0, counts: { checkpoints: 1, health: 0, invalid: 0, untrusted: 0 }, health: null, lastSignalAt: "2026-11-29T10:00:00.000Z", intervalsMs: [] };
+  const entry: AgentEntry = {
+    agent: hostile,
+    session: `s --> @root`,
+    latest: null,
+    maxEpoch: 0,
+    counts: { checkpoints: 1, health: 0, invalid: 0, untrusted: 0 },
+    health: null,
+    lastSignalAt: "2026-11-29T10:00:00.000Z",
+    intervalsMs: [],
+  };
   const now = new Date("2026-11-29T12:00:00Z");
 
   it("the hidden key holds no `>`, `<`, `&`, `@` or `#`; the visible text mentions nobody; the key reads back", () => {
@@ -70,14 +79,29 @@ describe("a name cannot break out of the stale alert", () => {
     w.advance(2 * 60_000);
     await w.bot.checkLiveness();
     await w.settle();
-    const alerts = () => w.api(w.agentToken).listComments(w.repo, w.issue).then((cs) => cs.filter((c) => c.body.startsWith("<!-- checkpost:alert")));
+    const alerts = () =>
+      w
+        .api(w.agentToken)
+        .listComments(w.repo, w.issue)
+        .then((cs) => cs.filter((c) => c.body.startsWith("<!-- checkpost:alert")));
     const [a] = await alerts();
     const body = a?.body ?? "";
     expect(body.indexOf("-->")).toBe(body.indexOf("\n") - 3); // the only comment close is the marker's own
     expect(body).not.toMatch(/<img|@admin/);
     // A restarted bot re-reads the issue, recognises its own alert and does not post it again.
     const bot2 = await createBot(
-      { ...defaultBotConfig({ url: w.forge.url, token: w.botToken }, [w.repo]), trustedAuthors: ["agent"], webhookSecret: "s", port: 0, pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0, liveness: { minStaleMs: 60_000 }, staleAlerts: true },
+      {
+        ...defaultBotConfig({ url: w.forge.url, token: w.botToken }, [w.repo]),
+        trustedAuthors: ["agent"],
+        webhookSecret: "s",
+        port: 0,
+        pollIntervalMs: 0,
+        reconcileIntervalMs: 0,
+        dashboardIntervalMs: 0,
+        livenessIntervalMs: 0,
+        liveness: { minStaleMs: 60_000 },
+        staleAlerts: true,
+      },
       { logger: createLogger({ level: "silent", pretty: false }), now: () => new Date(Date.now() + 2 * 60_000) },
     );
     try {

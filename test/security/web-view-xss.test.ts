@@ -21,18 +21,77 @@ const fixture = JSON.parse(readFileSync(new URL("../../fixtures/xss/owasp-filter
 const vectors = [...fixture.owasp, ...fixture.extra];
 
 const ALLOWED_TAGS = new Set([
-  "h1", "h2", "h3", "h4", "h5", "h6", "br", "b", "i", "strong", "em", "a", "pre", "code", "img", "tt",
-  "div", "ins", "del", "sup", "sub", "p", "ol", "ul", "table", "thead", "tbody", "tfoot", "blockquote",
-  "dl", "dt", "dd", "kbd", "q", "samp", "var", "hr", "ruby", "rt", "rp", "li", "tr", "td", "th", "s",
-  "strike", "summary", "details", "caption", "figure", "figcaption", "abbr", "bdo", "cite", "dfn", "mark",
-  "small", "span", "time", "wbr", "input",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "br",
+  "b",
+  "i",
+  "strong",
+  "em",
+  "a",
+  "pre",
+  "code",
+  "img",
+  "tt",
+  "div",
+  "ins",
+  "del",
+  "sup",
+  "sub",
+  "p",
+  "ol",
+  "ul",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "blockquote",
+  "dl",
+  "dt",
+  "dd",
+  "kbd",
+  "q",
+  "samp",
+  "var",
+  "hr",
+  "ruby",
+  "rt",
+  "rp",
+  "li",
+  "tr",
+  "td",
+  "th",
+  "s",
+  "strike",
+  "summary",
+  "details",
+  "caption",
+  "figure",
+  "figcaption",
+  "abbr",
+  "bdo",
+  "cite",
+  "dfn",
+  "mark",
+  "small",
+  "span",
+  "time",
+  "wbr",
+  "input",
 ]);
 
 function decode(value: string): string {
   return value
     .replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
     .replace(/&#(\d+);?/g, (_, d: string) => String.fromCodePoint(Number(d)))
-    .replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }
 
 /**
@@ -93,29 +152,31 @@ describe("renderMarkdown sanitizes like Forgejo", () => {
   });
 
   it("keeps what Forgejo keeps: formatting, safe links, images, code language, task lists, tables, details", () => {
-    const html = renderMarkdown([
-      "**bold** _em_ ~~gone~~ `code`",
-      "",
-      "[site](https://example.org/a?b=1&c=2) [mail](mailto:a@example.org) [rel](/alice/widgets) [frag](#top) [proto](//example.org/x)",
-      "",
-      "![logo](https://example.org/logo.png)",
-      "",
-      "```json",
-      '{"a": 1}',
-      "```",
-      "",
-      "- [x] done",
-      "- [ ] todo",
-      "",
-      "| a | b |",
-      "|---|---|",
-      "| 1 | 2 |",
-      "",
-      "<details><summary>more</summary>hidden <kbd>Ctrl</kbd></details>",
-      "",
-      "line one",
-      "line two",
-    ].join("\n"));
+    const html = renderMarkdown(
+      [
+        "**bold** _em_ ~~gone~~ `code`",
+        "",
+        "[site](https://example.org/a?b=1&c=2) [mail](mailto:a@example.org) [rel](/alice/widgets) [frag](#top) [proto](//example.org/x)",
+        "",
+        "![logo](https://example.org/logo.png)",
+        "",
+        "```json",
+        '{"a": 1}',
+        "```",
+        "",
+        "- [x] done",
+        "- [ ] todo",
+        "",
+        "| a | b |",
+        "|---|---|",
+        "| 1 | 2 |",
+        "",
+        "<details><summary>more</summary>hidden <kbd>Ctrl</kbd></details>",
+        "",
+        "line one",
+        "line two",
+      ].join("\n"),
+    );
     expect(html).toContain("<strong>bold</strong>");
     expect(html).toContain("<em>em</em>");
     expect(html).toContain("<del>gone</del>");

@@ -4,7 +4,24 @@ import * as bot from "../../src/bot/index.ts";
 
 describe("public surface", () => {
   it("exports what the README shows", () => {
-    for (const name of ["SessionStore", "ForgejoApi", "ForgejoClient", "IMPLEMENTATION_WORKER_PHASE_MAP", "formatCheckpoint", "formatHealth", "parseComment", "parseCheckpoint", "safeParseCheckpoint", "signCheckpoint", "createProjection", "projectComments", "liveness", "renderDashboard", "spliceDashboard", "extractResumeIndex"])
+    for (const name of [
+      "SessionStore",
+      "ForgejoApi",
+      "ForgejoClient",
+      "IMPLEMENTATION_WORKER_PHASE_MAP",
+      "formatCheckpoint",
+      "formatHealth",
+      "parseComment",
+      "parseCheckpoint",
+      "safeParseCheckpoint",
+      "signCheckpoint",
+      "createProjection",
+      "projectComments",
+      "liveness",
+      "renderDashboard",
+      "spliceDashboard",
+      "extractResumeIndex",
+    ])
       expect(typeof (checkpost as Record<string, unknown>)[name], name).not.toBe("undefined");
   });
 

@@ -87,7 +87,8 @@ async function runTrial(world: ReliabilityWorld, dir: string, seed: number, t: n
   for (let k = 0; k < plannedKills; k++) {
     const w = spawnWorker();
     let delay: number;
-    if (rand() < 0.2) delay = rand() * 900; // anywhere, start-up included
+    if (rand() < 0.2)
+      delay = rand() * 900; // anywhere, start-up included
     else {
       await w.until((evs) => evs.some((e) => e.e === "resumed"));
       delay = rand() * STEP_MS * 1.5 * 7;
@@ -117,8 +118,16 @@ export async function runCrash(options: { trials: number; seed?: number; concurr
   const world = await startReliabilityWorld({ seed });
   const dir = mkdtempSync(join(tmpdir(), "checkpost-crash-"));
   const figures: CrashFigures = {
-    trials: 0, correct_resumes: 0, redone_steps_beyond_last_checkpoint: 0, duplicate_checkpoints: 0, zombie_resumes: 0,
-    kills: 0, restarts: 0, zombie_trials: 0, excess_redone: 0, incomplete: 0,
+    trials: 0,
+    correct_resumes: 0,
+    redone_steps_beyond_last_checkpoint: 0,
+    duplicate_checkpoints: 0,
+    zombie_resumes: 0,
+    kills: 0,
+    restarts: 0,
+    zombie_trials: 0,
+    excess_redone: 0,
+    incomplete: 0,
   };
   const problems: string[] = [];
   const zombieEvery = options.zombieEvery ?? 5;

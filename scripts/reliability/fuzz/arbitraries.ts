@@ -19,7 +19,12 @@ export const headerValue: fc.Arbitrary<string> = fc
     { weight: 2, arbitrary: anyText(40) },
     { weight: 1, arbitrary: fc.constantFrom("[CHECKPOINT] x", "Session: other", "Phase: evil", "```json", "---", "x ] y", "__proto__", "constructor") },
   )
-  .map((s) => s.replace(/[\r\n]/g, "_").trim().slice(0, 256))
+  .map((s) =>
+    s
+      .replace(/[\r\n]/g, "_")
+      .trim()
+      .slice(0, 256),
+  )
   .filter((s) => s.length > 0 && s === s.trim());
 
 const awkwardKey = fc.oneof(
@@ -63,21 +68,20 @@ const timestamp = fc.oneof(
 const id = fc.stringMatching(/^[A-Za-z0-9._:-]{8,40}$/);
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/).map((h) => `hmac-sha256=${h}`);
 
-export const checkpointInput: fc.Arbitrary<CheckpointInput> = fc
-  .record(
-    {
-      agent: headerValue,
-      session: headerValue,
-      phase: headerValue,
-      data: jsonObject,
-      timestamp,
-      id,
-      seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-      epoch: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
-      signature: hex64,
-    },
-    { requiredKeys: ["agent", "session", "phase", "data", "timestamp"] },
-  );
+export const checkpointInput: fc.Arbitrary<CheckpointInput> = fc.record(
+  {
+    agent: headerValue,
+    session: headerValue,
+    phase: headerValue,
+    data: jsonObject,
+    timestamp,
+    id,
+    seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    epoch: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+    signature: hex64,
+  },
+  { requiredKeys: ["agent", "session", "phase", "data", "timestamp"] },
+);
 
 export const healthInput: fc.Arbitrary<HealthInput> = fc.record(
   { agent: headerValue, session: headerValue, metrics: jsonObject, timestamp, status: headerValue, nextCheck: headerValue },

@@ -46,7 +46,17 @@ export type MutationPlan =
 
 const pos = fc.nat({ max: 1 << 20 });
 const single: fc.Arbitrary<MutationPlan> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("flip-char" as const), pos, unit: fc.oneof(fc.constantFrom(...SPECIAL_UNITS), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant("flip-char" as const),
+      pos,
+      unit: fc.oneof(
+        fc.constantFrom(...SPECIAL_UNITS),
+        fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+      ),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("flip-byte" as const), pos, bit: fc.nat({ max: 7 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("truncate" as const), pos }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("delete" as const), pos, len: fc.integer({ min: 1, max: 64 }) }) },

@@ -211,7 +211,10 @@ export function runFuzz(options: { count: number; seed: number; maxExamples?: nu
     }),
     { numRuns: options.count, seed: options.seed },
   );
-  if (run.failed) throw new Error(`fuzz generator failed after ${run.numRuns} runs: ${run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance)}\ncounterexample: ${JSON.stringify(run.counterexample)?.slice(0, 2000)}`);
+  if (run.failed)
+    throw new Error(
+      `fuzz generator failed after ${run.numRuns} runs: ${run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance)}\ncounterexample: ${JSON.stringify(run.counterexample)?.slice(0, 2000)}`,
+    );
   return { figures, kinds, examples };
 }
 

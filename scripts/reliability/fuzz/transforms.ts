@@ -65,9 +65,15 @@ export function applyWrapper(body: string, w: Wrapper, prose: string): string {
   const p = prose.replace(/[[\]]/g, "").trim() || "As discussed";
   switch (w) {
     case "quote":
-      return body.split("\n").map((l) => `> ${l}`).join("\n");
+      return body
+        .split("\n")
+        .map((l) => `> ${l}`)
+        .join("\n");
     case "quote-nospace":
-      return body.split("\n").map((l) => `>${l}`).join("\n");
+      return body
+        .split("\n")
+        .map((l) => `>${l}`)
+        .join("\n");
     case "prose-before":
       return `${p}\n\n${body}`;
     case "code-fence":

@@ -70,7 +70,18 @@ const percentile = (xs: number[], p: number) => {
 };
 
 /** What a person compares: each agent+session's resume point and counts (liveness is time-dependent, left out). */
-const comparable = (entries: AgentEntry[]) => JSON.stringify(entries.map((e) => ({ a: e.agent, s: e.session, latest: e.latest?.commentId ?? null, phase: e.latest?.phase ?? null, counts: e.counts, health: e.health?.commentId ?? null, maxEpoch: e.maxEpoch })));
+const comparable = (entries: AgentEntry[]) =>
+  JSON.stringify(
+    entries.map((e) => ({
+      a: e.agent,
+      s: e.session,
+      latest: e.latest?.commentId ?? null,
+      phase: e.latest?.phase ?? null,
+      counts: e.counts,
+      health: e.health?.commentId ?? null,
+      maxEpoch: e.maxEpoch,
+    })),
+  );
 
 interface Replica {
   id: string;

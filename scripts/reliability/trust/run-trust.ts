@@ -103,7 +103,9 @@ export async function runFlood(o: { deliveries: number; payloadBytes: number; co
     sender: { login: AGENT_LOGIN },
   });
   const sig = `sha256=${createHmac("sha256", SECRET).update(payload).digest("hex")}`;
-  await (await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "real-1", "x-hub-signature-256": sig }, body: payload })).arrayBuffer();
+  await (
+    await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issue_comment", "x-github-delivery": "real-1", "x-hub-signature-256": sig }, body: payload })
+  ).arrayBuffer();
   await bot.idle();
   const applied = bot.trackers()[0]?.projection.latest(AGENT, "s1")?.commentId === comment.id;
   const elapsedMs = Date.now() - started;
@@ -142,7 +144,12 @@ export async function runNames(o: { names: number; authors: number }): Promise<{
   const w = await startReliabilityWorld();
   const a = w.forge.admin;
   for (let u = 0; u < o.authors; u++) a.createUser(`stranger${u}`);
-  a.bulkComments(REPO.owner, REPO.repo, w.issue, Array.from({ length: o.names }, (_, i) => ({ login: `stranger${i % o.authors}`, body: cp(`ghost-${i}`) })));
+  a.bulkComments(
+    REPO.owner,
+    REPO.repo,
+    w.issue,
+    Array.from({ length: o.names }, (_, i) => ({ login: `stranger${i % o.authors}`, body: cp(`ghost-${i}`) })),
+  );
   a.bulkComments(REPO.owner, REPO.repo, w.issue, [{ login: AGENT_LOGIN, body: cp(AGENT) }]);
   const { logger } = countingLog("-");
   const t0 = performance.now();

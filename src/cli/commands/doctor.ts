@@ -59,9 +59,20 @@ export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorChec
   try {
     const version = await anonymous.version();
     if (/\+gitea-/.test(version)) add({ check: "forgejo", status: "ok", message: `Forgejo ${version} at ${shown}` });
-    else add({ check: "forgejo", status: "warn", message: `${shown} answers /api/v1/version with "${version}", which is not a Forgejo version`, fix: "checkpost is tested against Forgejo; Gitea may differ (webhook headers, PATCH status)" });
+    else
+      add({
+        check: "forgejo",
+        status: "warn",
+        message: `${shown} answers /api/v1/version with "${version}", which is not a Forgejo version`,
+        fix: "checkpost is tested against Forgejo; Gitea may differ (webhook headers, PATCH status)",
+      });
   } catch (e) {
-    add({ check: "forgejo", status: "fail", message: `${shown} is not reachable as a Forgejo API: ${message(e)}`, fix: "check FORGEJO_URL (the instance root, without /api/v1) and that the server is up" });
+    add({
+      check: "forgejo",
+      status: "fail",
+      message: `${shown} is not reachable as a Forgejo API: ${message(e)}`,
+      fix: "check FORGEJO_URL (the instance root, without /api/v1) and that the server is up",
+    });
     return checks;
   }
 
@@ -126,17 +137,33 @@ async function checkSessionIssue(api: ForgejoApi, repo: RepoRef, env: ClientEnv,
         !issue.labels.some((l) => l.name === opts.label) ? `lacks the label "${opts.label}"` : "",
       ].filter(Boolean);
       if (problems.length === 0) add({ check: "session-issue", status: "ok", message: `#${issue.number} "${issue.title}" is open and labelled "${opts.label}"` });
-      else add({ check: "session-issue", status: "warn", message: `#${issue.number} ${problems.join(", ")}: the bot finds session issues by open state, title and label`, fix: `reopen it, add the label "${opts.label}", or set CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL` });
+      else
+        add({
+          check: "session-issue",
+          status: "warn",
+          message: `#${issue.number} ${problems.join(", ")}: the bot finds session issues by open state, title and label`,
+          fix: `reopen it, add the label "${opts.label}", or set CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL`,
+        });
       return issue;
     }
     const found = await listSessionIssues(api, repo, opts);
     const [newest] = found;
     if (!newest) {
-      add({ check: "session-issue", status: "fail", message: `no open issue titled "${opts.title}" with label "${opts.label}" in ${repo.owner}/${repo.repo}`, fix: "run `checkpost init`, or set CHECKPOST_ISSUE / CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL" });
+      add({
+        check: "session-issue",
+        status: "fail",
+        message: `no open issue titled "${opts.title}" with label "${opts.label}" in ${repo.owner}/${repo.repo}`,
+        fix: "run `checkpost init`, or set CHECKPOST_ISSUE / CHECKPOST_SESSION_TITLE / CHECKPOST_SESSION_LABEL",
+      });
       return undefined;
     }
     if (found.length > 1)
-      add({ check: "session-issue", status: "warn", message: `${found.length} open session issues match (${found.map((i) => `#${i.number}`).join(", ")}); the newest, #${newest.number}, is used`, fix: "close the others" });
+      add({
+        check: "session-issue",
+        status: "warn",
+        message: `${found.length} open session issues match (${found.map((i) => `#${i.number}`).join(", ")}); the newest, #${newest.number}, is used`,
+        fix: "close the others",
+      });
     else if (isSessionIssue(newest, opts)) add({ check: "session-issue", status: "ok", message: `#${newest.number} "${newest.title}" is open and labelled "${opts.label}"` });
     return newest;
   } catch (e) {
@@ -155,15 +182,31 @@ async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUr
   } catch (e) {
     const status = statusOf(e);
     if (status === 403 || status === 404)
-      add({ check: "webhook", status: "warn", message: `${login} may not list the repository's webhooks (repository admin only), so the webhook was not checked`, fix: "run doctor with a repository admin's token, or check Settings → Webhooks by hand" });
+      add({
+        check: "webhook",
+        status: "warn",
+        message: `${login} may not list the repository's webhooks (repository admin only), so the webhook was not checked`,
+        fix: "run doctor with a repository admin's token, or check Settings → Webhooks by hand",
+      });
     else add({ check: "webhook", status: "fail", message: `cannot list webhooks: ${message(e)}` });
     return;
   }
   const receives = (h: ForgejoHook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
   if (!botUrl) {
     const candidates = hooks.filter((h) => h.active && receives(h));
-    if (candidates.length) add({ check: "webhook", status: "ok", message: `${candidates.length} active webhook(s) receive issues and issue_comment (${candidates.map((h) => redactUrl(h.config?.["url"] ?? "?")).join(", ")}); pass --bot-url to check the bot's. ${noDeliveries}` });
-    else add({ check: "webhook", status: "warn", message: "no active webhook receives issues and issue_comment: the bot only sees changes when it polls", fix: "run `checkpost install-webhook --bot-url URL`" });
+    if (candidates.length)
+      add({
+        check: "webhook",
+        status: "ok",
+        message: `${candidates.length} active webhook(s) receive issues and issue_comment (${candidates.map((h) => redactUrl(h.config?.["url"] ?? "?")).join(", ")}); pass --bot-url to check the bot's. ${noDeliveries}`,
+      });
+    else
+      add({
+        check: "webhook",
+        status: "warn",
+        message: "no active webhook receives issues and issue_comment: the bot only sees changes when it polls",
+        fix: "run `checkpost install-webhook --bot-url URL`",
+      });
     return;
   }
   const target = `${botUrl.replace(/\/+$/, "")}${path}`;
@@ -179,7 +222,13 @@ async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUr
     hook.config?.["content_type"] !== undefined && hook.config["content_type"] !== "json" ? `sends ${hook.config["content_type"]} (needs json)` : "",
     mine.length > 1 ? `is registered ${mine.length} times (each event is delivered ${mine.length} times)` : "",
   ].filter(Boolean);
-  if (problems.length) add({ check: "webhook", status: "fail", message: `the webhook to ${redactUrl(target)} ${problems.join("; ")}`, fix: `run \`checkpost install-webhook --bot-url ${redactUrl(botUrl)}\` (it replaces the hook)` });
+  if (problems.length)
+    add({
+      check: "webhook",
+      status: "fail",
+      message: `the webhook to ${redactUrl(target)} ${problems.join("; ")}`,
+      fix: `run \`checkpost install-webhook --bot-url ${redactUrl(botUrl)}\` (it replaces the hook)`,
+    });
   else add({ check: "webhook", status: "ok", message: `hook ${hook.id} delivers issues and issue_comment to ${redactUrl(target)} as json. ${noDeliveries}` });
 }
 
@@ -209,7 +258,12 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
       fix: "correct CHECKPOST_TRUSTED_AUTHORS",
     });
   if (forbidden) {
-    add({ check: "trusted-authors", status: "warn", message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`, fix: "run doctor with a repository admin's token" });
+    add({
+      check: "trusted-authors",
+      status: "warn",
+      message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`,
+      fix: "run doctor with a repository admin's token",
+    });
     return;
   }
   let collaborators: string[];
@@ -226,7 +280,13 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
       if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
     }
   } catch (e) {
-    if (statusOf(e) === 403) add({ check: "trusted-authors", status: "warn", message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`, fix: "run doctor with a repository admin's token" });
+    if (statusOf(e) === 403)
+      add({
+        check: "trusted-authors",
+        status: "warn",
+        message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`,
+        fix: "run doctor with a repository admin's token",
+      });
     else add({ check: "trusted-authors", status: "fail", message: `cannot read collaborators' permissions: ${message(e)}` });
     return;
   }
@@ -234,7 +294,11 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
   const summary = `trusted: ${trusted.join(", ")}; writers: ${[...new Set(writers)].join(", ")}`;
   if (untrustedWriters.length === 0) add({ check: "trusted-authors", status: "ok", message: `every writer is a trusted author (${summary})` });
   else if (env.CHECKPOST_SIGNING_KEY)
-    add({ check: "trusted-authors", status: "ok", message: `${untrustedWriters.join(", ")} can write but are not trusted: they can edit the issue body and delete comments, but not forge a signed checkpoint or index (${summary})` });
+    add({
+      check: "trusted-authors",
+      status: "ok",
+      message: `${untrustedWriters.join(", ")} can write but are not trusted: they can edit the issue body and delete comments, but not forge a signed checkpoint or index (${summary})`,
+    });
   else
     add({
       check: "trusted-authors",
@@ -248,7 +312,10 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
   const base = botUrl.replace(/\/+$/, "");
   const shown = redactUrl(base);
   const get = (path: string, auth: boolean) =>
-    doFetch(`${base}${path}`, { headers: auth && env.CHECKPOST_API_TOKEN[0] ? { authorization: `Bearer ${env.CHECKPOST_API_TOKEN[0]}` } : {}, signal: AbortSignal.timeout(env.CHECKPOST_REQUEST_TIMEOUT_MS) });
+    doFetch(`${base}${path}`, {
+      headers: auth && env.CHECKPOST_API_TOKEN[0] ? { authorization: `Bearer ${env.CHECKPOST_API_TOKEN[0]}` } : {},
+      signal: AbortSignal.timeout(env.CHECKPOST_REQUEST_TIMEOUT_MS),
+    });
   try {
     const health = await get("/healthz", false);
     if (health.status !== 200) {
@@ -260,7 +327,13 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
     return;
   }
   const ready = await get("/readyz", false);
-  if (ready.status !== 200) add({ check: "bot", status: "warn", message: `the bot is up but not ready (readyz ${ready.status}): its first read of the session issues is not done`, fix: "wait, then run doctor again; if it stays so, read the bot's logs" });
+  if (ready.status !== 200)
+    add({
+      check: "bot",
+      status: "warn",
+      message: `the bot is up but not ready (readyz ${ready.status}): its first read of the session issues is not done`,
+      fix: "wait, then run doctor again; if it stays so, read the bot's logs",
+    });
   if (env.CHECKPOST_API_TOKEN.length === 0) {
     add({ check: "bot-api", status: "warn", message: "CHECKPOST_API_TOKEN is not set here, so the bot's API could not be checked", fix: "set CHECKPOST_API_TOKEN to the bot's API token" });
     return;
@@ -279,9 +352,20 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
   const watched = Array.isArray(list) && list.some((s) => s.repo?.toLowerCase() === key.toLowerCase() && (issue === undefined || s.issue === issue.number));
   const metrics = await get("/metrics", true);
   const deliveries = metrics.status === 200 ? deliveryCounts(await metrics.text()) : undefined;
-  const counted = deliveries === undefined ? `unknown (/metrics answered ${metrics.status})` : [...deliveries].filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`).join(", ") || "none yet";
+  const counted =
+    deliveries === undefined
+      ? `unknown (/metrics answered ${metrics.status})`
+      : [...deliveries]
+          .filter(([, n]) => n > 0)
+          .map(([r, n]) => `${r} ${n}`)
+          .join(", ") || "none yet";
   if (!watched)
-    add({ check: "bot-api", status: "fail", message: `the bot authenticated us but does not watch ${key}${issue ? `#${issue.number}` : ""}`, fix: `add ${key} to the bot's CHECKPOST_REPOSITORIES and restart it` });
+    add({
+      check: "bot-api",
+      status: "fail",
+      message: `the bot authenticated us but does not watch ${key}${issue ? `#${issue.number}` : ""}`,
+      fix: `add ${key} to the bot's CHECKPOST_REPOSITORIES and restart it`,
+    });
   else add({ check: "bot-api", status: "ok", message: `the bot accepts the API token and watches ${key}${issue ? `#${issue.number}` : ""}; webhook deliveries it counted: ${counted}` });
   const rejected = deliveries?.get("rejected") ?? 0;
   if (rejected > 0)

@@ -33,7 +33,9 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
           const parsed = parseComment(c.body);
           const h = parsed.kind === "health" ? parsed.health : null;
           if ((o.agent && h?.agent !== o.agent) || (o.session && h?.session !== o.session)) continue;
-          io.out(`${JSON.stringify({ issue: issue.number, archive: asset.name, comment_id: c.id, created_at: c.created_at, author: c.author, kind: parsed.kind, agent: h?.agent, session: h?.session, status: h?.status, metrics: h?.metrics, body: c.body })}\n`);
+          io.out(
+            `${JSON.stringify({ issue: issue.number, archive: asset.name, comment_id: c.id, created_at: c.created_at, author: c.author, kind: parsed.kind, agent: h?.agent, session: h?.session, status: h?.status, metrics: h?.metrics, body: c.body })}\n`,
+          );
         }
       }
     return;

@@ -50,7 +50,7 @@ export const createIssueAttachment: RouteHandler = (ctx) => {
   const issue = loadIssue(ctx, repo, false);
   if (!canWrite(mode) && issue.poster_id !== doer.id) throw apiError(ctx.forge.baseUrl, 403, "user should have permission to write issues");
   const file = ctx.files?.find((f) => f.field === "attachment");
-  if (!file) throw apiError(ctx.forge.baseUrl, 400, "attachment is required (multipart/form-data field \"attachment\")");
+  if (!file) throw apiError(ctx.forge.baseUrl, 400, 'attachment is required (multipart/form-data field "attachment")');
   const name = ctx.url.searchParams.get("name") || file.filename;
   const id = ctx.forge.store.insertAttachment({ uuid: randomUUID(), issueId: issue.id, uploaderId: doer.id, name, data: file.data, createdUnix: ctx.forge.nowUnix() });
   return { status: 201, json: toApiAttachment(ctx.forge, ctx.forge.store.attachmentById(id) as AttachmentRow) };

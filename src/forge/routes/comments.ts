@@ -28,10 +28,7 @@ export const listComments: RouteHandler = (ctx) => {
   };
 };
 
-function queueCommentHook(
-  ctx: RequestContext, repo: RepoRow, issueId: number, comment: CommentRow, doer: UserRow,
-  action: "created" | "edited" | "deleted", changes?: Changes,
-) {
+function queueCommentHook(ctx: RequestContext, repo: RepoRow, issueId: number, comment: CommentRow, doer: UserRow, action: "created" | "edited" | "deleted", changes?: Changes) {
   return (responded: Promise<void>) => {
     const issue = ctx.forge.store.issueById(issueId);
     if (!issue) return;

@@ -4,7 +4,9 @@ import { parseSlashCommands } from "../../../src/bot/slash-commands.ts";
 describe("parseSlashCommands", () => {
   it("reads each verb, quoted names, and maps resume to unpause", () => {
     expect(
-      parseSlashCommands('please:\n/checkpost pause implementation-worker s1\n/checkpost resume "my agent" "sess 42"\n/checkpost rewind w s cp-0123456789ab\n/checkpost release w s\n/checkpost hide w s'),
+      parseSlashCommands(
+        'please:\n/checkpost pause implementation-worker s1\n/checkpost resume "my agent" "sess 42"\n/checkpost rewind w s cp-0123456789ab\n/checkpost release w s\n/checkpost hide w s',
+      ),
     ).toEqual([
       { action: "pause", agent: "implementation-worker", session: "s1", line: "/checkpost pause implementation-worker s1" },
       { action: "unpause", agent: "my agent", session: "sess 42", line: '/checkpost resume "my agent" "sess 42"' },

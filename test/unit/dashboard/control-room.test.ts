@@ -16,8 +16,7 @@ import { formatControl } from "../../../src/protocol/index.ts";
 import type { ControlInput } from "../../../src/protocol/index.ts";
 import { T0, at, comment, cpBody, healthBody, policy } from "../projection/build-comments.ts";
 
-const ctl = (o: Partial<ControlInput> & Pick<ControlInput, "action">) =>
-  formatControl({ agent: "implementation-worker", session: "s1", timestamp: "2026-11-29T10:00:00Z", by: "alice", ...o });
+const ctl = (o: Partial<ControlInput> & Pick<ControlInput, "action">) => formatControl({ agent: "implementation-worker", session: "s1", timestamp: "2026-11-29T10:00:00Z", by: "alice", ...o });
 const bot = { author: "CI-Bot" };
 
 describe("needs attention", () => {

@@ -91,12 +91,7 @@ describe("renderDashboard", () => {
   });
 
   it("escapes names so a | or < cannot break the table or inject HTML, mentions or markers", () => {
-    const evil = projectComments(
-      [
-        comment(1, cpBody({ agent: "a|b<img src=x>", session: `@admin #1 ${DASHBOARD_END}`, phase: "**bold**|[x](javascript:alert(1))" })),
-      ],
-      policy,
-    );
+    const evil = projectComments([comment(1, cpBody({ agent: "a|b<img src=x>", session: `@admin #1 ${DASHBOARD_END}`, phase: "**bold**|[x](javascript:alert(1))" }))], policy);
     const out = renderDashboard(evil, now, { phaseMaps: {} });
     const rows = out.split("\n").filter((l) => l.startsWith("| a"));
     expect(rows).toHaveLength(2); // needs attention (stale) and its session's table
@@ -116,7 +111,7 @@ describe("renderDashboard", () => {
 
 describe("escapeMarkdown / safeUrl / formatAge", () => {
   it("escapes Markdown and HTML, flattens lines, truncates", () => {
-    expect(escapeMarkdown("a|b <i>&\"")).toBe("a\\|b &lt;i&gt;&amp;&quot;");
+    expect(escapeMarkdown('a|b <i>&"')).toBe("a\\|b &lt;i&gt;&amp;&quot;");
     expect(escapeMarkdown("x\ny\r\nz")).toBe("x y z");
     expect(escapeMarkdown("_*`[]()~!+#{}\\")).toBe("\\_\\*\\`\\[\\]\\(\\)\\~\\!\\+\\#\\{\\}\\\\");
     expect(escapeMarkdown("@bob")).toBe("@\u2060bob");
@@ -132,15 +127,7 @@ describe("escapeMarkdown / safeUrl / formatAge", () => {
   });
 
   it("formats ages", () => {
-    expect([-5, 59_999, 60_000, 3_599_999, 3_600_000, 47 * 3_600_000, 48 * 3_600_000].map(formatAge)).toEqual([
-      "just now",
-      "just now",
-      "1m ago",
-      "59m ago",
-      "1h ago",
-      "47h ago",
-      "2d ago",
-    ]);
+    expect([-5, 59_999, 60_000, 3_599_999, 3_600_000, 47 * 3_600_000, 48 * 3_600_000].map(formatAge)).toEqual(["just now", "just now", "1m ago", "59m ago", "1h ago", "47h ago", "2d ago"]);
   });
 });
 

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { projectComments } from "../../../src/projection/index.ts";
-import {
-  DASHBOARD_END,
-  DASHBOARD_START,
-  MAX_RESUME_INDEX_ENTRIES,
-  buildResumeIndex,
-  extractResumeIndex,
-  formatResumeIndex,
-  resumeIndexScope,
-} from "../../../src/dashboard/index.ts";
+import { DASHBOARD_END, DASHBOARD_START, MAX_RESUME_INDEX_ENTRIES, buildResumeIndex, extractResumeIndex, formatResumeIndex, resumeIndexScope } from "../../../src/dashboard/index.ts";
 import { formatCheckpoint } from "../../../src/protocol/index.ts";
 import { comment, cpBody, policy } from "../projection/build-comments.ts";
 
@@ -30,9 +22,7 @@ describe("resume index: writer and reader agree on limits (issue 9: one odd entr
 
   it(`more than ${MAX_RESUME_INDEX_ENTRIES} agents: the writer keeps the newest ${MAX_RESUME_INDEX_ENTRIES}, which the reader accepts`, () => {
     const n = MAX_RESUME_INDEX_ENTRIES + 5;
-    const comments = Array.from({ length: n }, (_, i) =>
-      comment(i + 1, formatCheckpoint({ agent: `agent-${i}`, session: "s", phase: "p", timestamp: "t", data: {} })),
-    );
+    const comments = Array.from({ length: n }, (_, i) => comment(i + 1, formatCheckpoint({ agent: `agent-${i}`, session: "s", phase: "p", timestamp: "t", data: {} })));
     const ix = buildResumeIndex(projectComments(comments, policy));
     expect(ix.entries).toHaveLength(MAX_RESUME_INDEX_ENTRIES);
     expect(Math.min(...ix.entries.map((e) => e.commentId))).toBe(6); // the 5 oldest left out

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import {
-  DASHBOARD_END,
-  DASHBOARD_START,
-  buildResumeIndex,
-  extractResumeIndex,
-  formatResumeIndex,
-  renderDashboard,
-  spliceDashboard,
-} from "../../../src/dashboard/index.ts";
+import { DASHBOARD_END, DASHBOARD_START, buildResumeIndex, extractResumeIndex, formatResumeIndex, renderDashboard, spliceDashboard } from "../../../src/dashboard/index.ts";
 import { projectComments } from "../../../src/projection/index.ts";
 import { ProtocolInputError } from "../../../src/errors.ts";
 import { T0, comment, cpBody, policy } from "../projection/build-comments.ts";

@@ -31,7 +31,9 @@ afterEach(() => {
 describe("ForgejoClient", () => {
   it("parses an answer holding a 9 MiB string (octokit's own parser overflows the stack on it on Node 20)", async () => {
     const big = "x".repeat(9 * 1024 * 1024);
-    nock(URL).get("/api/v1/repos/acme/widgets/issues/1/comments").reply(200, JSON.stringify([comment(5, big)]), { "content-type": "application/json;charset=utf-8" });
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/1/comments")
+      .reply(200, JSON.stringify([comment(5, big)]), { "content-type": "application/json;charset=utf-8" });
     const [c] = await api().api.listComments(repo, 1);
     expect(c?.body.length).toBe(big.length);
   });
@@ -42,12 +44,18 @@ describe("ForgejoClient", () => {
   });
 
   it("sends `Authorization: token …` to <url>/api/v1", async () => {
-    nock(URL, { reqheaders: { authorization: "token s3cret" } }).get("/api/v1/user").reply(200, { id: 1, login: "bot" });
+    nock(URL, { reqheaders: { authorization: "token s3cret" } })
+      .get("/api/v1/user")
+      .reply(200, { id: 1, login: "bot" });
     expect((await api().api.currentUser()).login).toBe("bot");
   });
 
   it("retries a 5xx and then succeeds", async () => {
-    nock(URL).get("/api/v1/repos/acme/widgets/issues/1/comments").reply(502, "bad gateway").get("/api/v1/repos/acme/widgets/issues/1/comments").reply(200, [comment(5)]);
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/1/comments")
+      .reply(502, "bad gateway")
+      .get("/api/v1/repos/acme/widgets/issues/1/comments")
+      .reply(200, [comment(5)]);
     const { client, api: a } = api();
     expect((await a.listComments(repo, 1)).map((c) => c.id)).toEqual([5]);
     expect(client.requestCount).toBe(2);
@@ -105,7 +113,9 @@ describe("ForgejoClient", () => {
   });
 
   it("validates responses at the boundary", async () => {
-    nock(URL).get("/api/v1/repos/acme/widgets/issues/1/comments").reply(200, [{ id: "nope" }]);
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/1/comments")
+      .reply(200, [{ id: "nope" }]);
     await expect(api().api.listComments(repo, 1)).rejects.toBeInstanceOf(ForgejoResponseError);
   });
 
@@ -115,7 +125,10 @@ describe("ForgejoClient", () => {
   });
 
   it("passes since/before through for the comment list (no paging parameters)", async () => {
-    nock(URL).get("/api/v1/repos/acme/widgets/issues/3/comments").query({ since: "2026-11-29T10:00:00Z" }).reply(200, [comment(1)]);
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/3/comments")
+      .query({ since: "2026-11-29T10:00:00Z" })
+      .reply(200, [comment(1)]);
     expect(await api().api.listComments(repo, 3, { since: "2026-11-29T10:00:00Z" })).toHaveLength(1);
   });
 

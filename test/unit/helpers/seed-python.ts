@@ -45,12 +45,7 @@ export function seedFunction(name: string): string {
 
 /** Run the seed's `parse_checkpoint_comment` over each body in python3; returns its results (None → null). */
 export function runSeedParser(bodies: string[]): unknown[] {
-  const program = [
-    "import json, sys",
-    seedFunction("parse_checkpoint_comment"),
-    "bodies = json.load(sys.stdin)",
-    "print(json.dumps([parse_checkpoint_comment(b) for b in bodies]))",
-  ].join("\n");
+  const program = ["import json, sys", seedFunction("parse_checkpoint_comment"), "bodies = json.load(sys.stdin)", "print(json.dumps([parse_checkpoint_comment(b) for b in bodies]))"].join("\n");
   const out = execFileSync("python3", ["-c", program], { input: JSON.stringify(bodies), encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop() as string) as unknown[];
 }

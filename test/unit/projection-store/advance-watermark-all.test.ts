@@ -10,13 +10,19 @@ const version = fc.record({ id: fc.integer({ min: 1, max: 50 }), updatedAt: fc.i
 describe("advanceWatermarkAll", () => {
   it("equals advanceWatermark folded one version at a time (and returns the same object when nothing changes)", () => {
     fc.assert(
-      fc.property(fc.option(fc.record({ updatedAtSecond: fc.constant(Math.floor(T / 1000) + 1), idsInSecond: fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 5 }).map((a) => a.sort((x, y) => x - y)) })), fc.array(version, { maxLength: 40 }), (w0: Watermark | null, vs) => {
-        let w = w0;
-        for (const v of vs) w = advanceWatermark(w, v.id, v.updatedAt);
-        const all = advanceWatermarkAll(w0, vs);
-        expect(all).toEqual(w);
-        if (w === w0) expect(all).toBe(w0);
-      }),
+      fc.property(
+        fc.option(
+          fc.record({ updatedAtSecond: fc.constant(Math.floor(T / 1000) + 1), idsInSecond: fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 5 }).map((a) => a.sort((x, y) => x - y)) }),
+        ),
+        fc.array(version, { maxLength: 40 }),
+        (w0: Watermark | null, vs) => {
+          let w = w0;
+          for (const v of vs) w = advanceWatermark(w, v.id, v.updatedAt);
+          const all = advanceWatermarkAll(w0, vs);
+          expect(all).toEqual(w);
+          if (w === w0) expect(all).toBe(w0);
+        },
+      ),
       { numRuns: 500 },
     );
   });

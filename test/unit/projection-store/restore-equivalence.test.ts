@@ -16,12 +16,26 @@ const bodies = [
 ];
 
 const eventArb: fc.Arbitrary<CommentEvent> = fc.oneof(
-  fc.record({ id: fc.integer({ min: 1, max: 6 }), body: fc.integer({ min: 0, max: bodies.length - 1 }), created: fc.integer({ min: 0, max: 3 }), edit: fc.integer({ min: 0, max: 2 }), author: fc.constantFrom("agent", "mallory") }).map(
-    ({ id, body, created, edit, author }): CommentEvent => ({
-      type: "upsert",
-      comment: { id, author, body: bodies[body] as string, createdAt: new Date(t0 + (id * 10 + created) * 1000).toISOString(), updatedAt: new Date(t0 + (id * 10 + created + edit) * 1000).toISOString() },
-    }),
-  ),
+  fc
+    .record({
+      id: fc.integer({ min: 1, max: 6 }),
+      body: fc.integer({ min: 0, max: bodies.length - 1 }),
+      created: fc.integer({ min: 0, max: 3 }),
+      edit: fc.integer({ min: 0, max: 2 }),
+      author: fc.constantFrom("agent", "mallory"),
+    })
+    .map(
+      ({ id, body, created, edit, author }): CommentEvent => ({
+        type: "upsert",
+        comment: {
+          id,
+          author,
+          body: bodies[body] as string,
+          createdAt: new Date(t0 + (id * 10 + created) * 1000).toISOString(),
+          updatedAt: new Date(t0 + (id * 10 + created + edit) * 1000).toISOString(),
+        },
+      }),
+    ),
   fc.integer({ min: 1, max: 6 }).map((commentId): CommentEvent => ({ type: "delete", commentId })),
 );
 

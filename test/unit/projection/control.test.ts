@@ -43,11 +43,7 @@ describe("[CONTROL] in the projection", () => {
 
   it("rewind to a checkpoint that is not a trusted one of this agent+session is rejected and changes nothing", () => {
     const s = projectComments(
-      [
-        comment(1, cpBody({ phase: "clone_complete" }), { author: "mallory" }),
-        comment(2, cpBody({ phase: "commit_complete" })),
-        comment(3, ctl({ action: "rewind", target: 1, epoch: 5 }), bot),
-      ],
+      [comment(1, cpBody({ phase: "clone_complete" }), { author: "mallory" }), comment(2, cpBody({ phase: "commit_complete" })), comment(3, ctl({ action: "rewind", target: 1, epoch: 5 }), bot)],
       policy,
     );
     expect(s.entries[0]?.latest?.commentId).toBe(2);

@@ -20,10 +20,7 @@ describe("server order", () => {
   });
 
   it("uses comment id even when server createdAt disagrees", () => {
-    const s = projectComments(
-      [comment(10, cpBody({ phase: "pr_created" }), { createdAt: at(5) }), comment(9, cpBody({ phase: "clone_complete" }), { createdAt: at(50) })],
-      policy,
-    );
+    const s = projectComments([comment(10, cpBody({ phase: "pr_created" }), { createdAt: at(5) }), comment(9, cpBody({ phase: "clone_complete" }), { createdAt: at(50) })], policy);
     expect(s.entries[0]?.latest?.phase).toBe("pr_created");
   });
 
@@ -99,10 +96,7 @@ describe("resume", () => {
 
 describe("trust rules", () => {
   it("believes only trusted authors, compared case-insensitively", () => {
-    const s = projectComments(
-      [comment(1, cpBody({ phase: "ok" }), { author: "ci-bot" }), comment(2, cpBody({ phase: "forged" }), { author: "mallory" })],
-      policy,
-    );
+    const s = projectComments([comment(1, cpBody({ phase: "ok" }), { author: "ci-bot" }), comment(2, cpBody({ phase: "forged" }), { author: "mallory" })], policy);
     const e = s.entries[0];
     expect(e?.latest?.phase).toBe("ok");
     // Untrusted comments are counted per author, never against an entry (they do not drive output).
@@ -127,14 +121,7 @@ describe("trust rules", () => {
   });
 
   it("with a signing key believes only checkpoints whose signature verifies", () => {
-    const s = projectComments(
-      [
-        comment(1, cpBody({ phase: "good", sign: KEY })),
-        comment(2, cpBody({ phase: "unsigned" })),
-        comment(3, cpBody({ phase: "forged", sign: "wrong-key" })),
-      ],
-      signedPolicy,
-    );
+    const s = projectComments([comment(1, cpBody({ phase: "good", sign: KEY })), comment(2, cpBody({ phase: "unsigned" })), comment(3, cpBody({ phase: "forged", sign: "wrong-key" }))], signedPolicy);
     expect(s.entries[0]?.latest?.phase).toBe("good");
     expect(s.entries[0]?.counts.untrusted).toBe(2);
     expect(kinds(s.anomalies)).toEqual([
@@ -167,12 +154,7 @@ describe("trust rules", () => {
 
   it("never resumes from a zombie (epoch below one already seen; missing epoch = 0)", () => {
     const s = projectComments(
-      [
-        comment(1, cpBody({ phase: "p1" })),
-        comment(2, cpBody({ phase: "p2", epoch: 1 })),
-        comment(3, cpBody({ phase: "old-worker" })),
-        comment(4, cpBody({ phase: "old-worker", epoch: 0 })),
-      ],
+      [comment(1, cpBody({ phase: "p1" })), comment(2, cpBody({ phase: "p2", epoch: 1 })), comment(3, cpBody({ phase: "old-worker" })), comment(4, cpBody({ phase: "old-worker", epoch: 0 }))],
       policy,
     );
     expect(s.entries[0]?.latest?.phase).toBe("p2");
@@ -198,29 +180,72 @@ describe("seq", () => {
     );
 
   it("prev+1 is normal, a checkpoint without seq is skipped", () => {
-    expect(run([[1, 1], [2, undefined], [3, 2], [4, 3]]).anomalies).toEqual([]);
+    expect(
+      run([
+        [1, 1],
+        [2, undefined],
+        [3, 2],
+        [4, 3],
+      ]).anomalies,
+    ).toEqual([]);
   });
 
   it("flags a gap but still trusts the checkpoint", () => {
-    const s = run([[1, 1], [2, 4]]);
+    const s = run([
+      [1, 1],
+      [2, 4],
+    ]);
     expect(s.anomalies).toMatchObject([{ kind: "seq-gap", commentId: 2, detail: "seq 4 follows seq 1: 2 checkpoint(s) missing" }]);
     expect(s.entries[0]?.latest?.commentId).toBe(2);
   });
 
   it("flags a fork (seq not above prev, other id); the newest comment stays the resume point", () => {
-    const s = run([[1, 1], [2, 2], [3, 2]]);
+    const s = run([
+      [1, 1],
+      [2, 2],
+      [3, 2],
+    ]);
     expect(kinds(s.anomalies)).toEqual([[3, "seq-fork"]]);
     expect(s.entries[0]?.latest?.commentId).toBe(3);
-    expect(kinds(run([[1, 5], [2, 3]]).anomalies)).toEqual([[2, "seq-fork"]]);
+    expect(
+      kinds(
+        run([
+          [1, 5],
+          [2, 3],
+        ]).anomalies,
+      ),
+    ).toEqual([[2, "seq-fork"]]);
   });
 
   it("a new higher epoch continuing prev+1 is normal; restarting the count is a fork", () => {
-    expect(run([[1, 1, 0], [2, 2, 0], [3, 3, 1]]).anomalies).toEqual([]);
-    expect(kinds(run([[1, 1, 0], [2, 2, 0], [3, 2, 1]]).anomalies)).toEqual([[3, "seq-fork"]]);
+    expect(
+      run([
+        [1, 1, 0],
+        [2, 2, 0],
+        [3, 3, 1],
+      ]).anomalies,
+    ).toEqual([]);
+    expect(
+      kinds(
+        run([
+          [1, 1, 0],
+          [2, 2, 0],
+          [3, 2, 1],
+        ]).anomalies,
+      ),
+    ).toEqual([[3, "seq-fork"]]);
   });
 
   it("a zombie's seq does not count", () => {
-    expect(kinds(run([[1, 1, 1], [2, 2, 0], [3, 2, 1]]).anomalies)).toEqual([[2, "zombie"]]);
+    expect(
+      kinds(
+        run([
+          [1, 1, 1],
+          [2, 2, 0],
+          [3, 2, 1],
+        ]).anomalies,
+      ),
+    ).toEqual([[2, "zombie"]]);
   });
 });
 
@@ -264,7 +289,10 @@ describe("health", () => {
   });
 
   it("keeps only the last 20 intervals", () => {
-    const s = projectComments(Array.from({ length: 30 }, (_, i) => comment(i + 1, healthBody(), { createdAt: at(i * i) })), policy);
+    const s = projectComments(
+      Array.from({ length: 30 }, (_, i) => comment(i + 1, healthBody(), { createdAt: at(i * i) })),
+      policy,
+    );
     const iv = s.entries[0]?.intervalsMs ?? [];
     expect(iv).toHaveLength(20);
     expect(iv[19]).toBe((29 * 29 - 28 * 28) * 1000);

@@ -5,17 +5,17 @@ import type { CommentEvent, CommentRecord, ProjectionSnapshot } from "../../../s
 import { KEY, at, cpBody, healthBody, policy, signedPolicy } from "./build-comments.ts";
 
 const bodyArb = fc.oneof(
-  fc.record({
-    agent: fc.constantFrom("w1", "w2"),
-    session: fc.constantFrom("s1", "s2"),
-    phase: fc.constantFrom("clone_complete", "commit_complete"),
-    id: fc.option(fc.constantFrom("cp-aaaaaaaa", "cp-bbbbbbbb", "cp-cccccccc"), { nil: undefined }),
-    seq: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
-    epoch: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
-    signed: fc.boolean(),
-  }).map(({ signed, id, seq, epoch, ...o }) =>
-    cpBody({ ...o, ...(id ? { id } : {}), ...(seq ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}), ...(signed ? { sign: KEY } : {}) }),
-  ),
+  fc
+    .record({
+      agent: fc.constantFrom("w1", "w2"),
+      session: fc.constantFrom("s1", "s2"),
+      phase: fc.constantFrom("clone_complete", "commit_complete"),
+      id: fc.option(fc.constantFrom("cp-aaaaaaaa", "cp-bbbbbbbb", "cp-cccccccc"), { nil: undefined }),
+      seq: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+      epoch: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+      signed: fc.boolean(),
+    })
+    .map(({ signed, id, seq, epoch, ...o }) => cpBody({ ...o, ...(id ? { id } : {}), ...(seq ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}), ...(signed ? { sign: KEY } : {}) })),
   fc.record({ agent: fc.constantFrom("w1", "w2"), status: fc.constantFrom("Active", "Busy") }).map((o) => healthBody(o)),
   fc.constantFrom("lgtm", "[CHECKPOINT] w1\nSession: s1\nbroken", "[HEALTH]"),
 );
@@ -59,7 +59,10 @@ const shuffledArb = (events: CommentEvent[]) =>
     .chain((keys) => fc.array(fc.integer({ min: 0, max: events.length - 1 }), { maxLength: 6 }).map((dups) => ({ keys, dups })))
     .map(({ keys, dups }) => {
       const all = [...events, ...dups.map((d) => events[d] as CommentEvent)];
-      return all.map((e, i) => ({ e, k: keys[i % keys.length] ?? 0, i })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.e);
+      return all
+        .map((e, i) => ({ e, k: keys[i % keys.length] ?? 0, i }))
+        .sort((a, b) => a.k - b.k || a.i - b.i)
+        .map((x) => x.e);
     });
 
 const withoutDeletes = (s: ProjectionSnapshot) => ({ ...s, anomalies: s.anomalies.filter((a) => a.kind !== "deleted-checkpoint") });

@@ -141,7 +141,7 @@ describe("parseComment", () => {
 describe("health", () => {
   it("round-trips a health signal in the seed's layout", () => {
     const body = formatHealth({ agent: "orch", session: "s", timestamp: "2026-11-29T10:05:00.250000Z", metrics: { b: 1, a: 2 } });
-    expect(body).toContain("Status: Active\n\nMetrics:\n```json\n{\n  \"b\": 1,\n  \"a\": 2\n}\n```\n\nNext check: in 10 iterations\n\n---");
+    expect(body).toContain('Status: Active\n\nMetrics:\n```json\n{\n  "b": 1,\n  "a": 2\n}\n```\n\nNext check: in 10 iterations\n\n---');
     expect(parseComment(body)).toEqual({
       kind: "health",
       health: { agent: "orch", session: "s", timestamp: "2026-11-29T10:05:00.250000Z", status: "Active", metrics: { b: 1, a: 2 }, nextCheck: "in 10 iterations" },

@@ -7,17 +7,26 @@ import { describeWithPython3, runPython, runSeedParser } from "../helpers/seed-p
 // Data chosen to hit every place JS and Python serialisers differ.
 const awkward: JsonObject[] = [
   { issue_number: 7, branch_name: "feat/x", completed_subtasks: [1, 2], working_dir: "/tmp/w" },
-  { "10": "ten", "9": "nine", "": "empty key", a: { z: 1, b: [] , c: {} } },
-  { text: "héllo ☃ 😀 \u007f \u0000 \n\t \"quoted\" back\\slash </script>", big: 12345678901234, neg: -0.5, exp: 1e-7, tiny: 0.00012, huge: 1.5e300, huger: 1e22, frac: 123456.789 },
+  { "10": "ten", "9": "nine", "": "empty key", a: { z: 1, b: [], c: {} } },
+  { text: 'héllo ☃ 😀 \u007f \u0000 \n\t "quoted" back\\slash </script>', big: 12345678901234, neg: -0.5, exp: 1e-7, tiny: 0.00012, huge: 1.5e300, huger: 1e22, frac: 123456.789 },
   { nested: [[[]], [{}], { deep: { deeper: [null, true, false] } }] },
-  { "é": 1, "e": 2, "😀": 3, "\uffff": 4 },
+  { é: 1, e: 2, "😀": 3, "\uffff": 4 },
 ];
 
 // Needs python3 (runs the seed's own Python); see describeWithPython3.
 describeWithPython3("the seed's Python reader over bodies we format", () => {
   it("parse_checkpoint_comment reads every field we wrote", () => {
     const bodies = awkward.map((data, i) =>
-      formatCheckpoint({ agent: "implementation-worker", session: `s-${i}`, phase: "commit_complete", timestamp: "2026-11-29T10:00:00.500000Z", data, id: `cp-000000000000000${i}`, seq: i + 1, epoch: 1 }),
+      formatCheckpoint({
+        agent: "implementation-worker",
+        session: `s-${i}`,
+        phase: "commit_complete",
+        timestamp: "2026-11-29T10:00:00.500000Z",
+        data,
+        id: `cp-000000000000000${i}`,
+        seq: i + 1,
+        epoch: 1,
+      }),
     );
     const results = runSeedParser(bodies);
     results.forEach((r, i) => {
@@ -33,10 +42,7 @@ describeWithPython3("the seed's Python reader over bodies we format", () => {
   });
 
   it("our JSON is byte-identical to json.dumps(indent=2, sort_keys=True) and json.dumps(indent=2)", () => {
-    const py = runPython(
-      "import json,sys\nfor d in json.load(sys.stdin):\n  print(json.dumps(json.dumps(d, indent=2, sort_keys=True)))\n  print(json.dumps(json.dumps(d, indent=2)))",
-      awkward,
-    )
+    const py = runPython("import json,sys\nfor d in json.load(sys.stdin):\n  print(json.dumps(json.dumps(d, indent=2, sort_keys=True)))\n  print(json.dumps(json.dumps(d, indent=2)))", awkward)
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as string);
