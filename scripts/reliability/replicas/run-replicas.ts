@@ -16,6 +16,7 @@ import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../../src
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, toCommentRecord } from "../../../src/store/index.ts";
 import { RoundRobinDispatcher } from "../../../test/helpers/round-robin-dispatcher.ts";
 import { startPostgres } from "../../../test/helpers/start-postgres.ts";
+import { mulberry32 } from "../../../src/forge/prng.ts";
 
 export interface ReplicaChaosOptions {
   /** Comments posted (each one webhook delivery, before duplicates). */
@@ -51,17 +52,6 @@ export const REPLICAS_MUST_BE_ZERO = ["lost", "applied_twice", "replicas_differi
 const SECRET = "chaos-webhook-secret";
 const API_TOKEN = "chaos-api-token-0123456789abcdef";
 const REPO = { owner: "agent", repo: "work" };
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const percentile = (xs: number[], p: number) => {
   if (!xs.length) return 0;
