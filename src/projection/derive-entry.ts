@@ -121,7 +121,12 @@ export function deriveEntry(agent: string, session: string, records: readonly St
     }
     const epoch = cp.epoch ?? 0;
     if (epoch < maxEpoch) {
-      untrusted(r, "zombie", `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`);
+      // A 1.0 writer (the seed's agents) cannot write Epoch:, so after a take-over its checkpoints are fenced too: say so.
+      const why =
+        cp.epoch === undefined
+          ? `no Epoch header (a 1.0 writer such as the seed's agents) after a take-over at epoch ${maxEpoch}: fenced off like a superseded worker; not resumable`
+          : `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`;
+      untrusted(r, "zombie", why);
       continue;
     }
     maxEpoch = epoch;

@@ -164,6 +164,10 @@ describe("trust rules", () => {
       [4, "zombie"],
     ]);
     expect(s.entries[0]?.counts.untrusted).toBe(2);
+    // Says why: a 1.0 writer (no Epoch header) is told apart from a superseded worker.
+    const note = (id: number) => s.anomalies.find((a) => a.commentId === id)?.detail ?? "";
+    expect(note(3)).toMatch(/no Epoch header \(a 1\.0 writer/);
+    expect(note(4)).toMatch(/epoch 0 is below epoch 1/);
   });
 
   it("an untrusted author's high epoch does not make trusted checkpoints zombies", () => {
