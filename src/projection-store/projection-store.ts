@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentEntry, CommentEvent } from "../projection/index.ts";
+import type { AgentEntry, CommentEvent, RestoredComment } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
 
 /**
@@ -14,22 +14,7 @@ export type IssueKey = string;
  * are kept only for protocol comments (`[CHECKPOINT]`/`[HEALTH]`): other
  * comments need only their id, time and digest (watermark, edit detection).
  */
-export interface StoredComment {
-  id: number;
-  author: string;
-  /** RFC 3339, as Forgejo sent it. */
-  createdAt: string;
-  updatedAt: string;
-  htmlUrl?: string;
-  /** bodyHash() of the newest version's body. */
-  hash: string;
-  /** More than one distinct body was ever seen for this id (an edit); sticky. */
-  multi: boolean;
-  /** The newest version's body for protocol comments, else null. */
-  body: string | null;
-  /** Deleted on Forgejo: kept as a tombstone, never brought back by a late upsert. */
-  deleted: boolean;
-}
+export type StoredComment = RestoredComment;
 
 /**
  * How far the incremental reads have come. Forgejo's `since` has whole-second

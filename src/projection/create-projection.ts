@@ -49,12 +49,17 @@ export interface Projection {
 export interface RestoredComment {
   id: number;
   author: string;
+  /** RFC 3339, as Forgejo sent it. */
   createdAt: string;
   updatedAt: string;
   htmlUrl?: string;
+  /** bodyHash() of the newest version's body. */
   hash: string;
+  /** More than one distinct body was ever seen for this id (an edit); sticky. */
   multi: boolean;
+  /** The newest version's body for protocol comments, else null. */
   body: string | null;
+  /** Deleted on Forgejo: kept as a tombstone, never brought back by a late upsert. */
   deleted: boolean;
 }
 

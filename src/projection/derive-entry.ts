@@ -157,18 +157,12 @@ export function deriveEntry(agent: string, session: string, records: readonly St
 }
 
 function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheckpoint {
-  const cp = r.checkpoint;
+  // The recent-checkpoint fields, plus the seed's timestamp and the state to resume with.
   return {
-    commentId: r.commentId,
-    ...(cp.id !== undefined ? { id: cp.id } : {}),
-    phase: cp.phase,
-    ...(cp.seq !== undefined ? { seq: cp.seq } : {}),
-    ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
-    timestamp: cp.timestamp,
-    createdAt: iso(r.createdMs),
+    ...toRecent(r),
+    timestamp: r.checkpoint.timestamp,
     // JSON.parse keeps "__proto__" an own property, as the reader does.
-    data: JSON.parse(cp.dataJson) as JsonValue,
-    ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
+    data: JSON.parse(r.checkpoint.dataJson) as JsonValue,
   };
 }
 
