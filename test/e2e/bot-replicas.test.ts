@@ -1,6 +1,7 @@
 // Two bot replicas on one real PostgreSQL behind a round-robin dispatcher.
 import { Writable } from "node:stream";
 import pg from "pg";
+import { TIMERS_OFF } from "../helpers/bot-world.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { defaultBotConfig } from "../../src/bot/bot-config.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
@@ -77,10 +78,7 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
       webhookSecret: SECRET,
       apiTokens: [API_TOKEN],
       port: 0,
-      pollIntervalMs: 0,
-      reconcileIntervalMs: 0,
-      dashboardIntervalMs: 0,
-      livenessIntervalMs: 0,
+      ...TIMERS_OFF,
       retries: 2,
       timeoutMs: 5_000,
     };

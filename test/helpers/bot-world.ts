@@ -37,6 +37,9 @@ export interface BotWorld {
 }
 
 /** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
+/** Bot timers off: tests drive polls, reconciles, liveness and dashboard writes themselves. */
+export const TIMERS_OFF = { pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
+
 export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
@@ -72,11 +75,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     webhookSecret: SECRET,
     apiTokens: [API_TOKEN],
     port: 0,
-    // Timers off: tests drive polls, reconciles, liveness and dashboard writes themselves.
-    pollIntervalMs: 0,
-    reconcileIntervalMs: 0,
-    dashboardIntervalMs: 0,
-    livenessIntervalMs: 0,
+    ...TIMERS_OFF,
     liveness: { minStaleMs: 60_000 },
     staleAlerts: true,
     retries: 2,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { botWorld } from "../helpers/bot-world.ts";
+import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
 import { defaultBotConfig } from "../../src/bot/bot-config.ts";
@@ -66,10 +66,7 @@ export function hugeCommentSuite(mb: number): void {
           trustedAuthors: ["agent"],
           webhookSecret: "s",
           port: 0,
-          pollIntervalMs: 0,
-          reconcileIntervalMs: 0,
-          dashboardIntervalMs: 0,
-          livenessIntervalMs: 0,
+          ...TIMERS_OFF,
         },
         { logger: createLogger({ level: "warn", pretty: false, destination: { write: (s: string) => void logs.push(s) } as never }) },
       );

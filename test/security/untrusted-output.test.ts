@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { botWorld } from "../helpers/bot-world.ts";
+import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { alertBody, parseAlert } from "../../src/bot/stale-alert.ts";
@@ -95,10 +95,7 @@ describe("a name cannot break out of the stale alert", () => {
         trustedAuthors: ["agent"],
         webhookSecret: "s",
         port: 0,
-        pollIntervalMs: 0,
-        reconcileIntervalMs: 0,
-        dashboardIntervalMs: 0,
-        livenessIntervalMs: 0,
+        ...TIMERS_OFF,
         liveness: { minStaleMs: 60_000 },
         staleAlerts: true,
       },
