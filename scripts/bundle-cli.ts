@@ -5,26 +5,49 @@
  * does not need stay external and load from node_modules only when their command runs.
  */
 import { build } from "esbuild";
+import type { BuildOptions } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = `${root}dist/cli-bundle`;
 rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: [`${root}src/cli/main.ts`],
-  outdir,
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
+  platform: "node" as const,
   target: "node20",
   minify: true,
   sourcemap: false,
   // Native (better-sqlite3) or only used by commands other than save/resume/health/latest.
   external: ["better-sqlite3", "probot", "prom-client", "pino-pretty", "marked", "sanitize-html", "yaml", "pg"],
-  // Bundled CommonJS packages (pino) call require(); give the ESM bundle one.
-  banner: { js: 'import { createRequire as __checkpostRequire } from "node:module"; const require = __checkpostRequire(import.meta.url);' },
   define: { CHECKPOST_VERSION: JSON.stringify((JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string }).version) },
   logLevel: "warning",
+} satisfies BuildOptions;
+// Every command: ESM, code split at each subcommand's lazy import.
+await build({
+  ...common,
+  entryPoints: [`${root}src/cli/main.ts`],
+  outdir,
+  splitting: true,
+  format: "esm",
+  // Bundled CommonJS packages (pino) call require(); give the ESM bundle one.
+  banner: { js: 'import { createRequire as __checkpostRequire } from "node:module"; const require = __checkpostRequire(import.meta.url);' },
+});
+// The commands agents run on every step (save, health, resume, latest): one CommonJS file, which the
+// bin compiles through V8's code cache (src/cli/code-cache.ts). ESM has no code cache on Node 20.
+await build({
+  ...common,
+  entryPoints: [`${root}src/cli/hot-entry.ts`],
+  outfile: `${outdir}/hot.cjs`,
+  format: "cjs",
+  // CommonJS has no import.meta; the one use (createRequire for pino-pretty) gets this file's URL.
+  define: { ...common.define, "import.meta.url": "__checkpostUrl" },
+  banner: { js: 'var __checkpostUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+// The bin's first (and, for the hot commands, only) module: picks the bundle and runs it.
+await build({
+  ...common,
+  entryPoints: [`${root}src/cli/start.ts`],
+  outfile: `${outdir}/start.cjs`,
+  format: "cjs",
 });

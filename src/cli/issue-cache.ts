@@ -1,12 +1,7 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
-
-/** The CLI's per-machine folder: CHECKPOST_CACHE_DIR, else $XDG_CACHE_HOME/checkpost, else ~/.cache/checkpost. */
-export function cliCacheDir(dir: string | undefined, env: NodeJS.ProcessEnv): string {
-  return dir ?? join(env["XDG_CACHE_HOME"] ?? join(homedir(), ".cache"), "checkpost");
-}
 
 /**
  * Remembers the session issue's number per (instance, repo, title, label), so

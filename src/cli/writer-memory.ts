@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { JsonFileMap } from "./json-file-map.ts";
-import { cliCacheDir } from "./issue-cache.ts";
+import { cliCacheDir } from "./cache-dir.ts";
 
 const WriterSchema = z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) });
 export type WriterState = z.infer<typeof WriterSchema>;
