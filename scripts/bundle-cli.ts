@@ -16,7 +16,7 @@ const common = {
   bundle: true,
   platform: "node" as const,
   target: "node20",
-  minify: true,
+  minify: process.env.CHECKPOST_BUNDLE_NO_MINIFY !== "1",
   sourcemap: false,
   // Native (better-sqlite3) or only used by commands other than save/resume/health/latest.
   external: ["better-sqlite3", "probot", "prom-client", "pino-pretty", "marked", "sanitize-html", "yaml", "pg"],

@@ -12,6 +12,7 @@
  * read or written costs speed only: it is reported under --debug (CHECKPOST_DEBUG_CODE_CACHE=1 too),
  * never as an error.
  */
+import { isAscii } from "node:buffer";
 import { closeSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -49,7 +50,10 @@ export function codeCacheFile(opts: Pick<CodeCacheOptions, "bundle" | "cacheDir"
 
 /** Load and run `bundle` as a CommonJS module, compiled from the cache when there is a good one. */
 export function runWithCodeCache(opts: CodeCacheOptions): CodeCacheRun {
-  const source = readFileSync(opts.bundle, "utf8");
+  // esbuild writes ASCII (it escapes the rest), and decoding ASCII as latin1 skips UTF-8 decoding of
+  // the whole bundle (~4 ms of a save); anything else is decoded as UTF-8.
+  const bytes = readFileSync(opts.bundle);
+  const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
   const cacheFile = codeCacheFile(opts);
   let cached: Buffer | undefined;
   try {

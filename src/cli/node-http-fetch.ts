@@ -1,6 +1,6 @@
 import { request as httpRequest, Agent as HttpAgent } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
+import type { Agent as HttpsAgent } from "node:https";
 
 /** One finished request, for `--debug`: never the headers (they carry the token). */
 export interface RequestLogEntry {
@@ -73,7 +73,17 @@ class Headers {
  * without it. Keep-alive sockets are unref'd by the agent, so they never hold the process open.
  */
 export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typeof globalThis.fetch {
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const httpAgent = new HttpAgent({ keepAlive: true });
+  // node:https (and TLS under it) loads only for an https:// Forgejo: a loopback or in-cluster
+  // http:// save does not pay for compiling it (process.getBuiltinModule: Node ≥ 20.16).
+  let https: { module: typeof import("node:https"); agent: HttpsAgent } | undefined;
+  const tls = () => {
+    if (!https) {
+      const module = process.getBuiltinModule("node:https");
+      https = { module, agent: new module.Agent({ keepAlive: true }) };
+    }
+    return https;
+  };
   const impl = (input: string | URL | { url: string }, init: RequestInit = {}): Promise<NodeResponse> => {
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
     const method = (init.method ?? "GET").toUpperCase();
@@ -82,11 +92,11 @@ export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typ
     const body = init.body === undefined || init.body === null ? undefined : typeof init.body === "string" ? Buffer.from(init.body) : Buffer.from(init.body as ArrayBuffer);
     if (body) headers["content-length"] = String(body.byteLength);
     const signal = init.signal ?? undefined;
-    const https = url.protocol === "https:";
+    const secure = url.protocol === "https:" ? tls() : undefined;
     const started = performance.now();
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const req = (https ? httpsRequest : httpRequest)(url, { method, headers, agent: https ? agents.https : agents.http });
+      const req = secure ? secure.module.request(url, { method, headers, agent: secure.agent }) : httpRequest(url, { method, headers, agent: httpAgent });
       const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
       signal?.addEventListener("abort", onAbort, { once: true });
       const done = () => signal?.removeEventListener("abort", onAbort);

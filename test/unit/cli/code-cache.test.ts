@@ -71,6 +71,13 @@ describe("runWithCodeCache (each run a fresh process)", () => {
     expect(readdirSync(cacheDir).sort()).toEqual([rebuilt.cacheFile, other.cacheFile].map((f) => f.slice(cacheDir.length + 1)).sort());
   });
 
+  it("runs a bundle that is not ASCII as UTF-8", async () => {
+    const utf8 = join(dir, "utf8.cjs");
+    writeFileSync(utf8, 'console.log("ran Größe ✓");\n');
+    const { stdout } = await run(process.execPath, [runner, utf8, cacheDir, "utf8"], { encoding: "utf8" });
+    expect(stdout.split("\n")[0]).toBe("ran Größe ✓");
+  });
+
   it("costs only speed when the cache folder cannot be made: the bundle runs and --debug says why", async () => {
     const blocked = join(dir, "not-a-folder");
     writeFileSync(blocked, "a file where the cache folder should be");
