@@ -5,8 +5,9 @@
  * does not need stay external and load from node_modules only when their command runs.
  */
 import { build } from "esbuild";
-import type { BuildOptions } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -33,10 +34,30 @@ await build({
   // Bundled CommonJS packages (pino) call require(); give the ESM bundle one.
   banner: { js: 'import { createRequire as __checkpostRequire } from "node:module"; const require = __checkpostRequire(import.meta.url);' },
 });
+// hot.cjs holds only the command modules of the hot commands (src/cli/start.ts's HOT set: save, health,
+// resume and latest live in store-commands.ts; `latest --all-issues` in history.ts). Every other
+// command module becomes a stub that throws, so their code (the embedded forge alone is 65 KB) is
+// neither parsed nor kept in the code cache on an agent's every step; start.ts sends those commands
+// to main.js, so a stub is only reached if the two lists disagree, and then it says so.
+const HOT_COMMAND_MODULES = new Set(["store-commands.ts", "history.ts"]);
+const hotCommandsOnly: Plugin = {
+  name: "hot-commands-only",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\// }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      return HOT_COMMAND_MODULES.has(basename(path)) ? undefined : { path, namespace: "not-hot" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "not-hot" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`checkpost: ${basename(args.path)} is not in hot.cjs; add it to HOT_COMMAND_MODULES in scripts/bundle-cli.ts or route its command to main.js in src/cli/start.ts`)});`,
+      loader: "js",
+    }));
+  },
+};
 // The commands agents run on every step (save, health, resume, latest): one CommonJS file, which the
 // bin compiles through V8's code cache (src/cli/code-cache.ts). ESM has no code cache on Node 20.
 await build({
   ...common,
+  plugins: [hotCommandsOnly],
   entryPoints: [`${root}src/cli/hot-entry.ts`],
   outfile: `${outdir}/hot.cjs`,
   format: "cjs",

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
 import { parseDuration } from "../util/parse-duration.ts";

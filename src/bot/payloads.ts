@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Webhook payloads as Forgejo sends them (see fixtures/forgejo/webhook-issue_comment.example.json), checked

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { DestinationStream, Logger } from "pino";
+import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
@@ -9,6 +9,8 @@ import { createLogger } from "../log/create-logger.ts";
 import type { CliIo } from "./io.ts";
 import { IssueCache } from "./issue-cache.ts";
 import { WriterMemory } from "./writer-memory.ts";
+import { lazyLogger } from "./lazy-logger.ts";
+import type { CliLogger } from "./lazy-logger.ts";
 import { nodeHttpFetch } from "./node-http-fetch.ts";
 
 export interface RepoFlags {
@@ -23,7 +25,7 @@ export interface CliContext {
   store: SessionStore;
   /** The Forgejo client the store uses (for commands that read beyond it). */
   api: ForgejoApi;
-  logger: Logger;
+  logger: CliLogger;
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
   writers: WriterMemory;
@@ -49,11 +51,9 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   if (!url) throw new ConfigError("no Forgejo instance: set FORGEJO_URL (e.g. http://127.0.0.1:3001, the embedded Forgejo `npm start` runs) or pass --url");
   if (!env.FORGEJO_TOKEN) throw new ConfigError("no token: set FORGEJO_TOKEN to a Forgejo access token with the write:issue scope");
   const repo = repoFromEnv(env, flags.repo);
-  const logger = createLogger({
-    level: flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn"),
-    destination: stderrLogDestination(),
-    secrets: [env.FORGEJO_TOKEN, env.CHECKPOST_SIGNING_KEY ?? ""],
-  });
+  const level = flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn");
+  const token = env.FORGEJO_TOKEN;
+  const logger = lazyLogger(level, () => createLogger({ level, destination: stderrLogDestination(), secrets: [token, env.CHECKPOST_SIGNING_KEY ?? ""] }));
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
   const fetch = nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined);
   const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));

@@ -1,7 +1,7 @@
 // The entry of dist/cli-bundle/hot.cjs: the same CLI as main.ts, as a CommonJS script (no top-level
 // await) so the bin can run it through V8's code cache (code-cache.ts) for the commands agents call
 // on every step.
-import { z } from "zod";
+import * as z from "zod";
 import { processIo } from "./io.ts";
 import { runCli } from "./run-cli.ts";
 

@@ -29,6 +29,8 @@ export class JsonFileMap<V> {
 
   set(key: string, value: V | undefined): void {
     const all = this.read();
+    // The issue cache is set after every command, nearly always to what it holds: skip the write.
+    if (JSON.stringify(all[key]) === JSON.stringify(value) && (value !== undefined || !Object.hasOwn(all, key))) return;
     if (value === undefined) delete all[key];
     else all[key] = value;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });

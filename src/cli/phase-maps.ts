@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_PHASE_MAPS, PhaseMapSchema } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { usage } from "./parse-json-arg.ts";

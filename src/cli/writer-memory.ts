@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { JsonFileMap } from "./json-file-map.ts";
 import { cliCacheDir } from "./cache-dir.ts";
 

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import type { CommentRecord } from "../projection/index.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { CheckpostError, ForgejoApiError } from "../errors.ts";
 
 /** One archived comment: one JSON object per line of the archive (docs/retention.md). */

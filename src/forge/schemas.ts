@@ -1,5 +1,5 @@
 /** zod schemas of request bodies (swagger definitions *Option), and Forgejo-style binding messages. */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Go binding "Required": the zero value ("" / missing) fails. */
 const required = z.string().min(1);

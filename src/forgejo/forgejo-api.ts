@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ForgejoClient } from "./forgejo-client.ts";
 import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
 import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";

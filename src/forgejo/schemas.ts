@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Lenient schemas: they check only the fields checkpost reads and let the rest

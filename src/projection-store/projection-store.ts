@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentEntry, CommentEvent, RestoredComment } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** RFC 3339 time as Forgejo sends it ("2026-11-29T10:00:00Z" or with an offset). */
 const ServerTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an RFC 3339 time");

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CheckpointSchema, ControlSchema, HealthSchema } from "./schemas.ts";
 import { JsonValueSchema } from "./json-value.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Phase → resume point. */
 export const PhaseMapSchema = z.record(z.string().min(1), z.string().min(1));

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { JsonObjectSchema, JsonValueSchema } from "./json-value.ts";
 
 /** The protocol version the seed writes and this project writes. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../../errors.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { parseEnv } from "../../config/env.ts";
 import { CheckpostError } from "../../errors.ts";
 import { createSqliteProjectionStore, issueKey, rebuildIssue } from "../../projection-store/index.ts";
