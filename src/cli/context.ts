@@ -5,7 +5,6 @@ import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
 import { SessionStore } from "../store/index.ts";
 import { ConfigError, ForgejoApiError } from "../errors.ts";
-import { createLogger } from "../log/create-logger.ts";
 import type { CliIo } from "./io.ts";
 import { IssueCache } from "./issue-cache.ts";
 import { WriterMemory } from "./writer-memory.ts";
@@ -53,7 +52,11 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   const repo = repoFromEnv(env, flags.repo);
   const level = flags.debug ? "debug" : (env.LOG_LEVEL ?? "warn");
   const token = env.FORGEJO_TOKEN;
-  const logger = lazyLogger(level, () => createLogger({ level, destination: stderrLogDestination(), secrets: [token, env.CHECKPOST_SIGNING_KEY ?? ""] }));
+  const logger = lazyLogger(
+    level,
+    async () => (await import("../log/create-logger.ts")).createLogger({ level, destination: stderrLogDestination(), secrets: [token, env.CHECKPOST_SIGNING_KEY ?? ""] }),
+    (line) => io.err(line),
+  );
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
   const fetch = nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined);
   const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));

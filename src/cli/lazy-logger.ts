@@ -5,20 +5,40 @@ export type CliLogger = Pick<Logger, "debug" | "info" | "warn" | "error">;
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY } as const;
 export type CliLogLevel = keyof typeof LEVELS;
+type Method = "debug" | "info" | "warn" | "error";
 
 /**
- * A logger that builds its pino instance on the first line at or above `level`. Building pino with
- * its redaction paths is a few milliseconds of every `checkpost save`, and a save that goes well logs
- * nothing at the default level ("warn"), so an agent's every step skips it.
+ * A logger that loads and builds pino on the first line at or above `level`. Loading pino (its worker
+ * thread and stream modules) and building it with the redaction paths is several milliseconds of every
+ * `checkpost save`, and a save that goes well logs nothing at the default level ("warn"), so an agent's
+ * every step skips it. Lines logged while pino loads are kept, in order, and written once it has; the
+ * load is a pending promise, so the process does not end before they are out. If pino cannot load, the
+ * lines' messages go to `fallback` as JSON, with the reason: never dropped.
  */
-export function lazyLogger(level: CliLogLevel, make: () => Logger): CliLogger {
+export function lazyLogger(level: CliLogLevel, load: () => Promise<Logger>, fallback: (line: string) => void): CliLogger & { settled(): Promise<void> } {
   let logger: Logger | undefined;
+  let loading: Promise<void> | undefined;
+  const queue: [Method, unknown[]][] = [];
+  const write = (l: Logger, name: Method, args: unknown[]) => (l[name] as (...a: unknown[]) => void)(...args);
+  const start = () =>
+    load().then(
+      (l) => {
+        logger = l;
+        for (const [name, args] of queue.splice(0)) write(l, name, args);
+      },
+      (e: unknown) => {
+        fallback(JSON.stringify({ level: "error", msg: `checkpost: the logger could not load (${e instanceof Error ? e.message : String(e)}); lines follow unformatted` }));
+        // Only the message texts: the objects could hold what pino would have redacted.
+        for (const [name, args] of queue.splice(0)) fallback(JSON.stringify({ level: name, msg: args.filter((a) => typeof a === "string").join(" ") }));
+      },
+    );
   const at =
-    (name: "debug" | "info" | "warn" | "error"): Logger[typeof name] =>
-    (...args: Parameters<Logger[typeof name]>) => {
+    (name: Method): Logger[Method] =>
+    (...args: unknown[]) => {
       if (LEVELS[name] < LEVELS[level]) return;
-      logger ??= make();
-      (logger[name] as (...a: unknown[]) => void)(...args);
+      if (logger) return write(logger, name, args);
+      queue.push([name, args]);
+      loading ??= start();
     };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), settled: () => loading ?? Promise.resolve() };
 }

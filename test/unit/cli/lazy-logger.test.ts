@@ -11,44 +11,81 @@ function sink() {
       done();
     },
   });
-  return { lines, stream };
+  return { lines, stream, msgs: () => lines.map((l) => (JSON.parse(l) as { msg: string }).msg) };
 }
+const noFallback = (line: string) => {
+  throw new Error(`unexpected fallback: ${line}`);
+};
 
 describe("lazyLogger", () => {
-  it("builds no pino logger while nothing reaches its level", () => {
-    let built = 0;
-    const log = lazyLogger("warn", () => {
-      built++;
-      return pino({ level: "warn" }, sink().stream);
-    });
+  it("loads no pino while nothing reaches its level", async () => {
+    let loads = 0;
+    const log = lazyLogger(
+      "warn",
+      async () => {
+        loads++;
+        return pino({ level: "warn" }, sink().stream);
+      },
+      noFallback,
+    );
     log.debug({ a: 1 }, "below the level");
     log.info("also below");
-    expect(built).toBe(0);
+    await log.settled();
+    expect(loads).toBe(0);
   });
 
-  it("builds it once, on the first line at or above its level, and forwards every later line", () => {
+  it("loads it once, on the first line at or above its level, and writes every line in order", async () => {
     const out = sink();
-    let built = 0;
-    const log = lazyLogger("info", () => {
-      built++;
-      return pino({ level: "info", base: null, timestamp: false }, out.stream);
-    });
+    let loads = 0;
+    const log = lazyLogger(
+      "info",
+      async () => {
+        loads++;
+        return pino({ level: "info", base: null, timestamp: false }, out.stream);
+      },
+      noFallback,
+    );
     log.debug("dropped");
     log.info({ path: "/x" }, "first");
-    log.warn("second");
-    log.error(new Error("boom"), "third");
-    expect(built).toBe(1);
-    expect(out.lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["first", "second", "third"]);
+    log.warn("second"); // still loading: queued behind "first"
+    await log.settled();
+    log.error(new Error("boom"), "third"); // loaded: written at once
+    expect(loads).toBe(1);
+    expect(out.msgs()).toEqual(["first", "second", "third"]);
     expect(JSON.parse(out.lines[0] ?? "{}")).toMatchObject({ level: 30, path: "/x" });
   });
 
-  it("at silent never builds one", () => {
-    let built = 0;
-    const log = lazyLogger("silent", () => {
-      built++;
-      return pino({ level: "silent" });
-    });
+  it("at silent never loads one", async () => {
+    let loads = 0;
+    const log = lazyLogger(
+      "silent",
+      async () => {
+        loads++;
+        return pino({ level: "silent" });
+      },
+      noFallback,
+    );
     log.error("nobody hears this");
-    expect(built).toBe(0);
+    await log.settled();
+    expect(loads).toBe(0);
+  });
+
+  it("when pino cannot load, says so and still writes each line's message (never its objects)", async () => {
+    const fallback: string[] = [];
+    const log = lazyLogger(
+      "warn",
+      () => Promise.reject(new Error("Cannot find module 'pino'")),
+      (line) => fallback.push(line),
+    );
+    log.warn({ token: "s3cret-token-value" }, "retrying");
+    log.error("gave up");
+    await log.settled();
+    expect(fallback).toHaveLength(3);
+    expect(fallback[0]).toContain("Cannot find module 'pino'");
+    expect(fallback.slice(1).map((l) => JSON.parse(l))).toEqual([
+      { level: "warn", msg: "retrying" },
+      { level: "error", msg: "gave up" },
+    ]);
+    expect(fallback.join("\n")).not.toContain("s3cret");
   });
 });
