@@ -355,6 +355,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
         session: null,
         detail: `${comments(t.ids.size)}${over} by ${seen.login}, who is not a trusted author; ignored`,
         ...(seen.htmlUrl !== undefined ? { htmlUrl: seen.htmlUrl } : {}),
+        author: seen.login,
       });
     }
     return all;

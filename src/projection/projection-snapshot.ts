@@ -22,6 +22,8 @@ export interface Anomaly {
   session: string | null;
   detail: string;
   htmlUrl?: string;
+  /** untrusted-author lines of one author: the login, as written. */
+  author?: string;
 }
 
 /** The checkpoint an agent+session resumes from. */
