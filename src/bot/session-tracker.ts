@@ -131,6 +131,7 @@ export class SessionTracker {
         ...(this.meta.compaction ? { compaction: this.meta.compaction } : {}),
       },
       ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
+      ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
     });
   }
 

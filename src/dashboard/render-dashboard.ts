@@ -1,6 +1,6 @@
 import { renderRetentionLine } from "./render-retention-line.ts";
 import type { RetentionInfo } from "./render-retention-line.ts";
-import type { LivenessOptions, LivenessState, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
+import type { LegacyWriters, LivenessOptions, LivenessState, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { formatControlCheckbox } from "./control-checkbox.ts";
@@ -35,6 +35,8 @@ export interface RenderDashboardOptions {
   controls?: boolean;
   /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
   resumeIndexSigning?: ResumeIndexSigning;
+  /** The projection's CHECKPOST_LEGACY_WRITERS, recorded in the resume index (a reader with another policy reads everything). */
+  legacyWriters?: LegacyWriters;
 }
 
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
@@ -209,6 +211,6 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
       const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
       lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
     }
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot), opts.resumeIndexSigning), DASHBOARD_END);
+  lines.push("", formatResumeIndex(buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {}), opts.resumeIndexSigning), DASHBOARD_END);
   return lines.join("\n");
 }

@@ -9,6 +9,10 @@ import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { commentFixture } from "../../fixtures/index.ts";
 import { describeWithPython3, runPython, seedFunction } from "../unit/helpers/seed-python.ts";
+import { SessionStore } from "../../src/store/index.ts";
+import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
+import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
+import type { LegacyWriters } from "../../src/projection/index.ts";
 
 let world: ForgeWorld | undefined;
 afterEach(async () => {
@@ -130,5 +134,47 @@ describeWithPython3("the seed's own Python writer after a take-over", () => {
     expect(fenced.out).toMatchObject({ phase: "clone_complete", not_used: [{ commentId: seed.id, legacy: true, reason: "legacy writer without Epoch below fence 1" }] });
     const accepted = await resume({ ...env, CHECKPOST_LEGACY_WRITERS: "accept" });
     expect(accepted.out).toMatchObject({ resume_point: "phase_2_continue", phase: "subtask_1_complete", state: { completed_subtasks: [1] }, checkpoint: { commentId: seed.id }, not_used: [] });
+  });
+});
+
+describe("the resume index (the bot's shortcut) and legacy writers", () => {
+  /** A checkpost take-over at epoch 2, then a seed checkpoint (a zombie under fence), then the bot's index written under `writer`. */
+  async function indexed(writer: LegacyWriters) {
+    const w = await forgeWorld();
+    world = w;
+    let t = Math.floor(Date.now() / 1000) * 1000;
+    w.forge.admin.setClock(() => t);
+    const repo = { owner: "agent", repo: "work" };
+    const store = (legacyWriters?: LegacyWriters) => new SessionStore({ api: w.api(), repo, issue: w.issue, ...(legacyWriters ? { legacyWriters } : {}) });
+    t += 1000;
+    const fence = await store().save({ agent: A, session: S, phase: "clone_complete", data: { by: "checkpost" }, seq: 1, epoch: 2 });
+    t += 1000;
+    const seed = await w.api().createComment(repo, w.issue, commentFixture("seed-unfenced"));
+    // Later chatter moves the index's watermark past the seed comment, so the shortcut's tail does not list it.
+    t += 2000;
+    await w.api().createComment(repo, w.issue, "a person's note");
+    t += 1000;
+    const snap = await store(writer).snapshot();
+    const body = (await w.api().getIssue(repo, w.issue)).body;
+    await w.api().editIssue(repo, w.issue, { body: spliceDashboard(body, renderDashboard(snap, new Date(t), { legacyWriters: writer })) });
+    t += 1000;
+    const resume = async (reader?: LegacyWriters) => (await store(reader).resume(A, S, IMPLEMENTATION_WORKER_PHASE_MAP)) as Awaited<ReturnType<SessionStore["resume"]>> & { via?: string };
+    return { fence, seed, resume };
+  }
+
+  it("fence on both sides: the shortcut is taken and still names the seed's checkpoint as not used", async () => {
+    const { fence, seed, resume } = await indexed("fence");
+    const r = await resume();
+    expect(r).toMatchObject({ via: "index", checkpoint: { commentId: fence.comment_id }, epoch: 3 });
+    expect(r.not_used).toMatchObject([{ commentId: seed.id, legacy: true, reason: "legacy writer without Epoch below fence 2" }]);
+  });
+
+  it("a reader whose policy differs from the index's reads every comment, and answers by its own policy", async () => {
+    const a = await indexed("fence");
+    expect(await a.resume("accept")).toMatchObject({ via: "full", checkpoint: { commentId: a.seed.id }, not_used: [], epoch: 3 });
+    await world?.close();
+    const b = await indexed("accept");
+    expect(await b.resume("accept")).toMatchObject({ checkpoint: { commentId: b.seed.id }, not_used: [], epoch: 3 });
+    expect(await b.resume()).toMatchObject({ via: "full", checkpoint: { commentId: b.fence.comment_id }, not_used: [{ commentId: b.seed.id }] });
   });
 });
