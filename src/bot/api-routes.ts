@@ -102,10 +102,13 @@ const resume: ApiRoute = (url, res, d) => {
   }
   const answer = t.projection.resume(agent, session, map);
   d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
+  // Above the fence, not the resume point's epoch: a legacy checkpoint believed below it (accept), or a
+  // rewind under a pause, leave the fence higher than the checkpoint resumed from.
+  const fence = t.projection.entry(agent, session)?.maxEpoch ?? 0;
   return send(res, 200, {
     ...answer,
     next_seq: (answer.checkpoint?.seq ?? 0) + 1,
-    epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0) + 1,
+    epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0, fence) + 1,
     repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
     issue: t.o.issue,
   });

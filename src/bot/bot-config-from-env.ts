@@ -111,6 +111,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     label: e.CHECKPOST_SESSION_LABEL,
     trustedAuthors: e.CHECKPOST_TRUSTED_AUTHORS,
     ...(e.CHECKPOST_SIGNING_KEY ? { signingKey: e.CHECKPOST_SIGNING_KEY } : {}),
+    legacyWriters: e.CHECKPOST_LEGACY_WRITERS,
     ...(e.WEBHOOK_SECRET ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     insecure: e.CHECKPOST_INSECURE_NO_WEBHOOK_SECRET,
     webhookPath: e.WEBHOOK_PATH,

@@ -1,4 +1,4 @@
-import type { LivenessOptions } from "../projection/index.ts";
+import type { LegacyWriters, LivenessOptions } from "../projection/index.ts";
 import { parseEnv } from "../config/env.ts";
 import { BotEnvSchema, botConfigFromEnv } from "./bot-config-from-env.ts";
 
@@ -24,6 +24,8 @@ export interface BotConfig {
   label: string;
   trustedAuthors: string[];
   signingKey?: string;
+  /** CHECKPOST_LEGACY_WRITERS: a legacy (1.0) writer's checkpoint below a raised fence is a zombie (`fence`, default) or believed (`accept`). */
+  legacyWriters?: LegacyWriters;
   /** Required unless `insecure`. */
   webhookSecret?: string;
   insecure: boolean;

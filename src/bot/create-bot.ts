@@ -21,6 +21,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { createSqliteProjectionStore } from "../projection-store/index.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
+import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -63,6 +64,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const policy = {
     trustedAuthors: new Set([self, ...config.trustedAuthors].map((s) => s.toLowerCase())),
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
+    legacyWriters: config.legacyWriters ?? DEFAULT_LEGACY_WRITERS,
   };
   // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
   // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).

@@ -18,6 +18,7 @@ import { selectSupersededHealth } from "../compaction/select-superseded-health.t
 import type { RolloverDeps } from "./issue-rollover.ts";
 import type { IssueMeta, ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
+import { AnomalyLog } from "./anomaly-log.ts";
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -46,6 +47,8 @@ export interface TrackerOptions {
   rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
   /** Health compaction: retention (0: off) and period. */
   compaction: { retentionMs: number; intervalMs: number };
+  /** Anomalies already logged by this process (shared by its trackers); default: this tracker's own. */
+  anomalyLog?: AnomalyLog;
 }
 
 /**
@@ -77,8 +80,11 @@ export class SessionTracker {
   private maintaining: Promise<void> | null = null;
   private maintainAgain = false;
 
+  private readonly anomalyLog: AnomalyLog;
+
   constructor(readonly o: TrackerOptions) {
     this.projection = createProjection(o.policy);
+    this.anomalyLog = o.anomalyLog ?? new AnomalyLog();
     this.now = o.now ?? (() => new Date());
     this.storeKey = issueKey(o.repo, o.issue);
     this.dashboard = new DashboardWriter({
@@ -125,6 +131,7 @@ export class SessionTracker {
         ...(this.meta.compaction ? { compaction: this.meta.compaction } : {}),
       },
       ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
+      ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
     });
   }
 
@@ -374,7 +381,10 @@ export class SessionTracker {
       .then(async () => {
         const current = new Map<string, AgentEntry>();
         const changed: AgentEntry[] = [];
-        for (const e of this.projection.snapshot().entries) {
+        const snap = this.projection.snapshot();
+        // Once per process, not on every re-derivation: the same anomaly is listed after each change.
+        this.anomalyLog.note(this.o.logger, this.key, snap.anomalies);
+        for (const e of snap.entries) {
           const k = entryKey(e.agent, e.session);
           current.set(k, e);
           if (this.persisted.get(k) !== e) changed.push(e);

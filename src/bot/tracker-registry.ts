@@ -8,6 +8,7 @@ import { IssueLease } from "./issue-lease.ts";
 import type { ReplicaCoordinator } from "./replica-coordinator.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
+import { AnomalyLog } from "./anomaly-log.ts";
 
 export interface TrackerRegistryDeps {
   api: ForgejoApi;
@@ -33,6 +34,8 @@ export interface TrackerRegistryDeps {
 export class TrackerRegistry {
   private readonly trackers = new Map<string, SessionTracker>();
   private readonly pending = new Map<string, Promise<SessionTracker>>();
+  /** One per process: an anomaly is logged once, whichever tracker (or rollover successor) lists it. */
+  private readonly anomalyLog = new AnomalyLog();
 
   constructor(private readonly d: TrackerRegistryDeps) {}
 
@@ -103,6 +106,7 @@ export class TrackerRegistry {
       staleAlerts: config.staleAlerts,
       ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),
       logger: logger.child({ issue: k }),
+      anomalyLog: this.anomalyLog,
       metrics: this.d.metrics,
       now: this.d.now,
       ...(replica ? { fencedWrite: <T>(kind: string, write: () => Promise<T>) => replica.fencedWrite(lease, this.d.holder, kind, write) } : {}),

@@ -78,6 +78,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       label: env.CHECKPOST_SESSION_LABEL,
       trustedAuthors: env.CHECKPOST_TRUSTED_AUTHORS,
       maxCheckpointBytes: env.CHECKPOST_MAX_CHECKPOINT_BYTES,
+      legacyWriters: env.CHECKPOST_LEGACY_WRITERS,
       logger,
       ...(issue !== undefined ? { issue } : {}),
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),

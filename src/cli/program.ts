@@ -123,6 +123,10 @@ export function buildProgram(io: CliIo): Command {
     .option("--map <name|file>", "phase map: built-in name or JSON file (default: the agent's own, see --maps; none: resume_point is the phase)")
     .option("--maps <file>", "JSON file of agent → phase map or built-in name (env CHECKPOST_PHASE_MAPS)")
     .option("--take-over", "write the fence now: re-save the checkpoint under the new epoch (one extra request)")
+    .option("--legacy-writers <fence|accept>", "a seed (1.0) agent's checkpoint below a take-over's fence: refuse it or resume from it (env CHECKPOST_LEGACY_WRITERS, default fence)", (v: string) => {
+      if (v !== "fence" && v !== "accept") throw new InvalidArgumentError('must be "fence" or "accept"');
+      return v;
+    })
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
 
   repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))

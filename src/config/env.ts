@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ConfigError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../store/defaults.ts";
+import { DEFAULT_LEGACY_WRITERS } from "../projection/legacy-writers.ts";
 
 const csv = z
   .string()
@@ -31,6 +32,13 @@ export const ClientEnvSchema = z.object({
   CHECKPOST_SESSION_LABEL: z.string().min(1).default(DEFAULT_SESSION_LABEL),
   CHECKPOST_TRUSTED_AUTHORS: csv,
   CHECKPOST_SIGNING_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  /**
+   * A legacy (1.0) writer's checkpoint (no Id, Seq, Epoch, Signature: the seed's agents) below a raised
+   * epoch fence: `fence` refuses it as a zombie, `accept` believes it (docs/reliability.md, "Mixed fleets").
+   */
+  CHECKPOST_LEGACY_WRITERS: z
+    .enum(["fence", "accept"], { message: 'must be "fence" (a legacy writer below a take-over\'s epoch is a zombie) or "accept" (believe it)' })
+    .default(DEFAULT_LEGACY_WRITERS),
   CHECKPOST_MAX_CHECKPOINT_BYTES: positiveInt(DEFAULT_MAX_CHECKPOINT_BYTES),
   CHECKPOST_CACHE_DIR: z.string().min(1).optional(),
   CHECKPOST_REQUEST_TIMEOUT_MS: positiveInt(30_000),

@@ -1,7 +1,7 @@
 import { BUILTIN_PHASE_MAPS, compareCodePoints, resumePointFor } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { liveness } from "../projection/index.ts";
-import type { AgentEntry, Anomaly, AnomalyKind, Liveness, LivenessOptions, ProjectionSnapshot } from "../projection/index.ts";
+import type { AgentEntry, Anomaly, AnomalyKind, Liveness, LivenessOptions, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 
 export interface DashboardModelOptions {
   /** Phase map per agent name, for "→ resume point". Default: the built-in maps. */
@@ -17,6 +17,8 @@ export interface DashboardModelOptions {
 export type AttentionReason =
   | { kind: "silent" | "stale"; ageMs: number | null }
   | { kind: "anomaly"; anomaly: Anomaly }
+  /** A checkpoint newer than the resume point was refused (the newest; `more` others too). */
+  | { kind: "not-used"; notUsed: NotUsedCheckpoint; more: number }
   | { kind: "health"; status: string }
   | { kind: "paused"; by: string | null; at: string };
 
@@ -55,7 +57,7 @@ const HEALTHY = /^(active|healthy|ok|running|idle)$/i;
 
 function severity(r: DashboardRow): number {
   const k = r.reasons[0]?.kind;
-  return k === "silent" ? 0 : k === "stale" ? 1 : k === "anomaly" ? 2 : k === "health" ? 3 : k === "paused" ? 4 : 5;
+  return k === "silent" ? 0 : k === "stale" ? 1 : k === "anomaly" || k === "not-used" ? 2 : k === "health" ? 3 : k === "paused" ? 4 : 5;
 }
 
 /**
@@ -96,7 +98,10 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
     if (e.control?.paused) reasons.push({ kind: "paused", by: e.control.paused.by, at: e.control.paused.at });
     else if (l.state !== "active") reasons.push({ kind: l.state, ageMs: l.ageMs });
     const a = recentByKey.get(JSON.stringify([e.agent, e.session]));
-    if (a) reasons.push({ kind: "anomaly", anomaly: a });
+    const skipped = e.notUsed?.[0];
+    // A newer checkpoint was not used: say why (and which setting decided) instead of only naming its anomaly.
+    if (skipped) reasons.push({ kind: "not-used", notUsed: skipped, more: (e.notUsed?.length ?? 1) - 1 });
+    if (a && a.commentId !== skipped?.commentId) reasons.push({ kind: "anomaly", anomaly: a });
     if (e.health && !HEALTHY.test(e.health.status)) reasons.push({ kind: "health", status: e.health.status });
     reasons.sort((x, y) => severity({ reasons: [x] } as DashboardRow) - severity({ reasons: [y] } as DashboardRow));
     rows.push({ entry: e, liveness: l, resumePoint: e.latest && map ? resumePointFor(e.latest.phase, map) : null, reasons });

@@ -1,6 +1,6 @@
 import { renderRetentionLine } from "./render-retention-line.ts";
 import type { RetentionInfo } from "./render-retention-line.ts";
-import type { LivenessOptions, LivenessState, ProjectionSnapshot } from "../projection/index.ts";
+import type { LegacyWriters, LivenessOptions, LivenessState, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { formatControlCheckbox } from "./control-checkbox.ts";
@@ -35,6 +35,8 @@ export interface RenderDashboardOptions {
   controls?: boolean;
   /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
   resumeIndexSigning?: ResumeIndexSigning;
+  /** The projection's CHECKPOST_LEGACY_WRITERS, recorded in the resume index (a reader with another policy reads everything). */
+  legacyWriters?: LegacyWriters;
 }
 
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
@@ -90,7 +92,15 @@ function reasonText(x: AttentionReason, now: Date): string {
       return `⚠️ health "${escapeMarkdown(x.status, 24)}"`;
     case "anomaly":
       return `⚠️ ${link(`${x.anomaly.kind} (comment ${x.anomaly.commentId})`, x.anomaly.htmlUrl)}`;
+    case "not-used":
+      return `⚠️ newer ${link(`checkpoint (comment ${x.notUsed.commentId})`, x.notUsed.htmlUrl)} not used: ${notUsedWhy(x.notUsed)}${x.more ? ` (and ${x.more} more)` : ""}`;
   }
+}
+
+/** The reason, and the setting that decided it when there is one. Policy texts are ours; the reason may quote nothing from a comment. */
+function notUsedWhy(n: NotUsedCheckpoint): string {
+  const policy = n.policy ? ` (\`${n.policy.setting}=${n.policy.value}\`; \`${n.policy.setting}=accept\` would resume from it)` : "";
+  return `${escapeMarkdown(n.reason, 120)}${policy}`;
 }
 
 function who(r: DashboardRow): string {
@@ -115,6 +125,11 @@ function details(r: DashboardRow, now: Date, controls: boolean): string[] {
       if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${label}`));
       else out.push(`- ${label}${i === 0 ? " (current)" : ""}`);
     });
+  }
+  const notUsed = e.notUsed ?? [];
+  if (notUsed.length) {
+    out.push("", "Newer checkpoints not used, newest first:", "");
+    for (const n of notUsed) out.push(`- ${link(`${escapeMarkdown(n.phase)} · ${ageSince(n.createdAt, now)}`, n.htmlUrl)} (comment ${n.commentId}): ${notUsedWhy(n)}`);
   }
   out.push("", "</details>");
   return out;
@@ -196,6 +211,6 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
       const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
       lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
     }
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot), opts.resumeIndexSigning), DASHBOARD_END);
+  lines.push("", formatResumeIndex(buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {}), opts.resumeIndexSigning), DASHBOARD_END);
   return lines.join("\n");
 }

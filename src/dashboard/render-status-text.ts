@@ -53,6 +53,11 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
         return paint(`health "${clean(x.status, 24)}"`, "yellow");
       case "anomaly":
         return paint(`${x.anomaly.kind} (comment ${x.anomaly.commentId})`, "yellow");
+      case "not-used":
+        return paint(
+          `newer checkpoint (comment ${x.notUsed.commentId}) not used: ${clean(x.notUsed.reason, 120)}${x.notUsed.policy ? ` (${x.notUsed.policy.setting}=${x.notUsed.policy.value})` : ""}${x.more ? ` (and ${x.more} more)` : ""}`,
+          "yellow",
+        );
     }
   };
   // Width by visible characters: colour codes do not take room.

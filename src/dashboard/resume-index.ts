@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
-import { directiveOf } from "../projection/index.ts";
-import type { ProjectionSnapshot } from "../projection/index.ts";
+import { LegacyWritersSchema, MAX_NOT_USED, directiveOf } from "../projection/index.ts";
+import type { LegacyWriters, ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
 
 const CommentId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -29,6 +29,11 @@ export const ResumeIndexEntrySchema = z.object({
   controls: z.array(CommentId).max(3).optional(),
   /** The directive those controls give (a hint: `save` re-reads and verifies the comment). */
   directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: CommentId }).optional(),
+  /**
+   * Newer checkpoints refused for a reason a cold reader can judge from the comment and the fence alone
+   * (zombie, unsigned, bad signature), read with the pointed comment so `resume` reports them in `not_used`.
+   */
+  notUsed: z.array(CommentId).max(MAX_NOT_USED).optional(),
 });
 
 const SignatureField = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/);
@@ -49,6 +54,8 @@ export const ResumeIndexSchema = z.object({
   entries: z.array(ResumeIndexEntrySchema).max(MAX_RESUME_INDEX_ENTRIES),
   /** Every agent+session with a resume point has an entry (none was left out for size or shape). */
   complete: z.boolean().optional(),
+  /** The writer's CHECKPOST_LEGACY_WRITERS when not the default `fence`: a reader with another policy reads every comment. */
+  legacyWriters: LegacyWritersSchema.optional(),
   sig: SignatureField.optional(),
 });
 export type ResumeIndex = z.infer<typeof ResumeIndexSchema>;
@@ -68,8 +75,11 @@ export function resumeIndexScope(owner: string, repo: string, issue: number): st
   return `${owner}/${repo}#${issue}`.toLowerCase();
 }
 
+/** Not-used kinds a cold reader judges the same from the comment alone (an edit may be invisible to it: not listed). */
+const LOCALLY_JUDGED = new Set(["zombie", "unsigned", "bad-signature"]);
+
 /** The index of a snapshot: one entry per agent+session that has a resume point, in snapshot order. */
-export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
+export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWriters?: LegacyWriters } = {}): ResumeIndex {
   let entries: ResumeIndexEntry[] = [];
   let complete = true;
   for (const e of snapshot.entries) {
@@ -78,6 +88,7 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
     const c = e.control;
     const controls = c ? [c.paused, c.hidden, c.pending].filter((x) => x !== null).map((x) => x.commentId) : [];
     const d = directiveOf(e);
+    const notUsed = (e.notUsed ?? []).filter((n) => LOCALLY_JUDGED.has(n.kind)).map((n) => n.commentId);
     const entry = {
       agent: e.agent,
       session: e.session,
@@ -88,6 +99,7 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
       maxEpoch: e.maxEpoch,
       ...(controls.length ? { controls } : {}),
       ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),
+      ...(notUsed.length ? { notUsed } : {}),
     };
     // The reader's own entry check: what it would drop is not written (its agent gets a full read).
     if (ResumeIndexEntrySchema.safeParse(entry).success) entries.push(entry);
@@ -105,6 +117,7 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot): ResumeIndex {
     ...(snapshot.watermarkUpdatedAt !== null ? { watermarkUpdatedAt: snapshot.watermarkUpdatedAt } : {}),
     entries,
     complete,
+    ...(opts.legacyWriters === "accept" ? { legacyWriters: opts.legacyWriters } : {}),
   };
 }
 

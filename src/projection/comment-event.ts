@@ -1,4 +1,6 @@
 import * as z from "zod";
+import { LegacyWritersSchema } from "./legacy-writers.ts";
+import type { LegacyWriters } from "./legacy-writers.ts";
 
 /** RFC 3339 time as Forgejo sends it ("2026-11-29T10:00:00Z" or with an offset). */
 const ServerTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an RFC 3339 time");
@@ -29,9 +31,12 @@ export interface TrustPolicy {
   trustedAuthors: ReadonlySet<string>;
   /** When set, only checkpoints whose `Signature:` verifies with this key are believed. */
   signingKey?: string;
+  /** A legacy (1.0) writer's checkpoint below a raised epoch fence: a zombie (`fence`, the default) or believed (`accept`). */
+  legacyWriters?: LegacyWriters;
 }
 
 export const TrustPolicySchema = z.object({
   trustedAuthors: z.custom<ReadonlySet<string>>((v) => v instanceof Set && [...(v as Set<unknown>)].every((x) => typeof x === "string"), "must be a Set of logins"),
   signingKey: z.string().min(1).optional(),
+  legacyWriters: LegacyWritersSchema.optional(),
 });

@@ -5,10 +5,11 @@ import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
 import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.ts";
 import { deriveEntry } from "./derive-entry.ts";
+import { DEFAULT_LEGACY_WRITERS } from "./legacy-writers.ts";
 import { directiveOf } from "./directive-of.ts";
 import type { DerivedEntry } from "./derive-entry.ts";
 import { entryKey } from "./entry-key.ts";
-import type { Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
+import type { AgentEntry, Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
 import { insertSorted, removeSorted } from "./sorted-ids.ts";
 import { compareVersions, toStoredRecord } from "./stored-comment.ts";
 import type { StoredRecord, Version } from "./stored-comment.ts";
@@ -40,6 +41,8 @@ export interface Projection {
   resume(agent: string, session: string, phaseMap: Readonly<PhaseMap>): ResumeAnswer;
   /** The resume point of agent+session, or, without session, the newest across the agent's sessions. */
   latest(agent: string, session?: string): LatestCheckpoint | null;
+  /** One agent+session's entry (its fence is `maxEpoch`), or null; derives only that entry. */
+  entry(agent: string, session: string): AgentEntry | null;
   /** Highest live comment id (0 if none). */
   watermark(): number;
   anomalies(): Anomaly[];
@@ -119,6 +122,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}),
     ...(options.readerLimits !== undefined ? { readerLimits: options.readerLimits } : {}),
   };
+  const derive = { legacyWriters: policy.legacyWriters ?? DEFAULT_LEGACY_WRITERS };
   const maxBodyBytes = options.readerLimits?.maxBodyBytes ?? DEFAULT_READER_LIMITS.maxBodyBytes;
   const live = new Map<number, Held>();
   const untrustedAuthors = new Map<string, AuthorTally>();
@@ -306,7 +310,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
   const derived = (k: KeyState): DerivedEntry => {
     if (!k.derived) {
       const records = k.ids.map((id) => live.get(id)?.record).filter((r): r is StoredRecord => r != null);
-      k.derived = deriveEntry(k.agent, k.session, records);
+      k.derived = deriveEntry(k.agent, k.session, records, derive);
     }
     return k.derived;
   };
@@ -351,6 +355,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
         session: null,
         detail: `${comments(t.ids.size)}${over} by ${seen.login}, who is not a trusted author; ignored`,
         ...(seen.htmlUrl !== undefined ? { htmlUrl: seen.htmlUrl } : {}),
+        author: seen.login,
       });
     }
     return all;
@@ -432,9 +437,14 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
             }
           : null,
         directive: directiveOf(k ? derived(k).entry : null),
+        not_used: k ? (derived(k).entry.notUsed ?? []) : [],
       };
     },
     latest,
+    entry(agent, session) {
+      const k = keys.get(entryKey(agent, session));
+      return k ? derived(k).entry : null;
+    },
     watermark() {
       refreshWatermark();
       return maxId;

@@ -1,5 +1,7 @@
-import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, HealthState, LatestCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
-import { MAX_INTERVALS, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
+import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, HealthState, LatestCheckpoint, NotUsedCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
+import { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
+import { DEFAULT_LEGACY_WRITERS, isLegacyCheckpoint } from "./legacy-writers.ts";
+import type { LegacyWriters } from "./legacy-writers.ts";
 import type { StoredRecord } from "./stored-comment.ts";
 import { markerOf } from "../protocol/index.ts";
 import type { JsonValue } from "../protocol/index.ts";
@@ -8,6 +10,13 @@ export interface DerivedEntry {
   entry: AgentEntry;
   anomalies: Anomaly[];
 }
+
+export interface DeriveOptions {
+  /** A legacy writer's checkpoint below a raised fence: a zombie (`fence`, default) or believed (`accept`). */
+  legacyWriters?: LegacyWriters;
+}
+
+const ACCEPT_HINT = 'set CHECKPOST_LEGACY_WRITERS=accept (library: legacyWriters: "accept") to resume from legacy writers despite the fence';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,8 +29,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * comment order: pause/unpause, hide until the next trusted signal, rewind
  * (the resume point goes back to an earlier believed checkpoint) and release,
  * both raising the epoch fence so a later lower-epoch checkpoint is a zombie.
+ * With `legacyWriters: "accept"`, a legacy (1.0) writer's checkpoint below the
+ * fence is believed instead; it does not lower the fence, so a checkpost writer
+ * below it stays a zombie. Refused checkpoints newer than the resume point are
+ * listed in `notUsed` with the reason (and the setting, when one decided).
  */
-export function deriveEntry(agent: string, session: string, records: readonly StoredRecord[]): DerivedEntry {
+export function deriveEntry(agent: string, session: string, records: readonly StoredRecord[], options: DeriveOptions = {}): DerivedEntry {
+  const legacyWriters = options.legacyWriters ?? DEFAULT_LEGACY_WRITERS;
   const anomalies: Anomaly[] = [];
   const flag = (r: StoredRecord, kind: AnomalyKind, detail: string) =>
     anomalies.push({ kind, commentId: r.commentId, agent, session, detail, ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) });
@@ -38,6 +52,24 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   const signals: number[] = [];
   const believed: Extract<StoredRecord, { kind: "checkpoint" }>[] = [];
   const control: EntryControl = { paused: null, hidden: null, pending: null };
+  const refused: NotUsedCheckpoint[] = [];
+  /** A checkpoint not believed: an anomaly, and a not-used candidate with the reason in short. */
+  const refuse = (r: Extract<StoredRecord, { kind: "checkpoint" }>, kind: NotUsedCheckpoint["kind"], detail: string, reason: string, extra: Partial<NotUsedCheckpoint> = {}) => {
+    untrusted(r, kind, detail);
+    const cp = r.checkpoint;
+    refused.push({
+      commentId: r.commentId,
+      ...(cp.id !== undefined ? { id: cp.id } : {}),
+      phase: cp.phase,
+      ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
+      createdAt: iso(r.createdMs),
+      ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}),
+      kind,
+      legacy: isLegacyCheckpoint(cp),
+      reason,
+      ...extra,
+    });
+  };
 
   for (const r of records) {
     if (r.kind === "invalid") {
@@ -95,41 +127,67 @@ export function deriveEntry(agent: string, session: string, records: readonly St
 
     counts.checkpoints++;
     const cp = r.checkpoint;
+    const legacy = isLegacyCheckpoint(cp);
     if (!r.trustedAuthor) {
-      untrusted(r, "untrusted-author", `checkpoint "${cp.phase}" from an author outside the trusted list; not resumable`);
+      refuse(r, "untrusted-author", `checkpoint "${cp.phase}" from an author outside the trusted list; not resumable`, "author outside the trusted list (CHECKPOST_TRUSTED_AUTHORS)");
       continue;
     }
     if (edited) {
-      untrusted(r, "edited", `checkpoint "${cp.phase}" was edited after posting; not resumable`);
+      refuse(r, "edited", `checkpoint "${cp.phase}" was edited after posting; not resumable`, "edited after posting");
       continue;
     }
     if (r.sig === "unsigned") {
-      untrusted(r, "unsigned", `checkpoint "${cp.phase}" has no Signature and a signing key is configured; not resumable`);
+      // The policy cannot help here: a 1.0 writer has no way to sign.
+      const reason = legacy ? "legacy writer without Signature while a signing key is configured (a 1.0 writer cannot sign)" : "no Signature while a signing key is configured";
+      refuse(r, "unsigned", `checkpoint "${cp.phase}" has no Signature and a signing key is configured; not resumable`, reason);
       continue;
     }
     if (r.sig === "bad") {
-      untrusted(r, "bad-signature", `checkpoint "${cp.phase}" has a Signature that does not verify; not resumable`);
+      refuse(r, "bad-signature", `checkpoint "${cp.phase}" has a Signature that does not verify; not resumable`, "Signature does not verify");
       continue;
     }
     if (cp.id !== undefined) {
       const first = firstById.get(cp.id);
       if (first !== undefined) {
-        untrusted(r, "duplicate-id", `Id ${cp.id} already used by comment ${first}; this copy is ignored`);
+        refuse(r, "duplicate-id", `Id ${cp.id} already used by comment ${first}; this copy is ignored`, `a copy of comment ${first} (same Id)`);
         continue;
       }
       firstById.set(cp.id, r.commentId);
     }
     const epoch = cp.epoch ?? 0;
-    if (epoch < maxEpoch) {
+    // accept: a legacy writer cannot write Epoch:, so its checkpoint is believed below the fence, which stays where it is.
+    const acceptedLegacy = epoch < maxEpoch && legacy && legacyWriters === "accept";
+    if (epoch < maxEpoch && !acceptedLegacy) {
       // A 1.0 writer (the seed's agents) cannot write Epoch:, so after a take-over its checkpoints are fenced too: say so.
-      const why =
-        cp.epoch === undefined
-          ? `no Epoch header (a 1.0 writer such as the seed's agents) after a take-over at epoch ${maxEpoch}: fenced off like a superseded worker; not resumable`
-          : `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`;
-      untrusted(r, "zombie", why);
+      if (legacy)
+        refuse(
+          r,
+          "zombie",
+          `no Epoch header (a 1.0 writer such as the seed's agents) after a take-over at epoch ${maxEpoch}: fenced off like a superseded worker (CHECKPOST_LEGACY_WRITERS=fence); not resumable`,
+          `legacy writer without Epoch below fence ${maxEpoch}`,
+          { fence: maxEpoch, policy: { setting: "CHECKPOST_LEGACY_WRITERS", value: "fence", change: ACCEPT_HINT } },
+        );
+      else if (cp.epoch === undefined)
+        refuse(
+          r,
+          "zombie",
+          `no Epoch header after a take-over at epoch ${maxEpoch}: a checkpost writer that did not resume first; not resumable`,
+          `checkpost writer without Epoch below fence ${maxEpoch} (it saved without resuming first)`,
+          { fence: maxEpoch },
+        );
+      else
+        refuse(
+          r,
+          "zombie",
+          `epoch ${epoch} is below epoch ${maxEpoch} already seen: a superseded worker is still writing; not resumable`,
+          `epoch ${epoch} below fence ${maxEpoch}: a superseded worker`,
+          {
+            fence: maxEpoch,
+          },
+        );
       continue;
     }
-    maxEpoch = epoch;
+    if (!acceptedLegacy) maxEpoch = epoch;
     if (cp.seq !== undefined) {
       if (prevSeq !== null) {
         if (cp.seq > prevSeq.seq + 1) flag(r, "seq-gap", `seq ${cp.seq} follows seq ${prevSeq.seq}: ${cp.seq - prevSeq.seq - 1} checkpoint(s) missing`);
@@ -153,6 +211,9 @@ export function deriveEntry(agent: string, session: string, records: readonly St
   const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
   if (believed.length) entry.recent = believed.slice(-RECENT_CHECKPOINTS).reverse().map(toRecent);
   if (control.paused || control.hidden || control.pending) entry.control = control;
+  const after = latestRecord?.commentId ?? 0;
+  const notUsed = refused.filter((n) => n.commentId > after);
+  if (notUsed.length) entry.notUsed = notUsed.slice(-MAX_NOT_USED).reverse();
   return { entry, anomalies };
 }
 

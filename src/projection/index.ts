@@ -4,8 +4,10 @@ export { createProjection, MAX_UNTRUSTED_AUTHORS_LISTED } from "./create-project
 export type { Projection, ProjectionOptions, RestoredComment } from "./create-projection.ts";
 export { projectComments } from "./project-comments.ts";
 export { entryKey } from "./entry-key.ts";
-export { MAX_INTERVALS, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
+export { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
 export { directiveOf } from "./directive-of.ts";
+export { DEFAULT_LEGACY_WRITERS, LegacyWritersSchema, isLegacyCheckpoint } from "./legacy-writers.ts";
+export type { LegacyWriters } from "./legacy-writers.ts";
 export type {
   AgentEntry,
   Anomaly,
@@ -17,6 +19,7 @@ export type {
   EntryCounts,
   HealthState,
   LatestCheckpoint,
+  NotUsedCheckpoint,
   ProjectionSnapshot,
   ResumeAnswer,
 } from "./projection-snapshot.ts";

@@ -22,6 +22,8 @@ export interface Anomaly {
   session: string | null;
   detail: string;
   htmlUrl?: string;
+  /** untrusted-author lines of one author: the login, as written. */
+  author?: string;
 }
 
 /** The checkpoint an agent+session resumes from. */
@@ -102,6 +104,29 @@ export interface RecentCheckpoint {
   htmlUrl?: string;
 }
 
+/** Why a checkpoint newer than the resume point was not resumed from (see `AgentEntry.notUsed`). */
+export interface NotUsedCheckpoint {
+  commentId: number;
+  id?: string;
+  phase: string;
+  epoch?: number;
+  createdAt: string;
+  htmlUrl?: string;
+  /** The anomaly that refused it. */
+  kind: Extract<AnomalyKind, "zombie" | "edited" | "unsigned" | "bad-signature" | "duplicate-id" | "untrusted-author">;
+  /** Written by a 1.0 writer such as the seed's agents (no Id, Seq, Epoch or Signature). */
+  legacy: boolean;
+  /** zombie: the epoch fence it was below. */
+  fence?: number;
+  /** Why, in words, e.g. "legacy writer without Epoch below fence 2". */
+  reason: string;
+  /** Set when a setting decided: its current value and what to change to resume from this checkpoint. */
+  policy?: { setting: "CHECKPOST_LEGACY_WRITERS"; value: "fence"; change: string };
+}
+
+/** How many not-used checkpoints an entry lists (the newest). */
+export const MAX_NOT_USED = 5;
+
 /** How many trusted checkpoints each entry lists in `recent`. */
 export const RECENT_CHECKPOINTS = 5;
 
@@ -121,6 +146,8 @@ export interface AgentEntry {
   recent?: RecentCheckpoint[];
   /** Controls in effect (absent when none is). */
   control?: EntryControl;
+  /** Refused checkpoints newer than the resume point, newest first, at most MAX_NOT_USED (absent when none). */
+  notUsed?: NotUsedCheckpoint[];
 }
 
 /**
@@ -146,6 +173,8 @@ export interface ResumeAnswer {
   checkpoint: { commentId: number; id?: string; seq?: number; epoch?: number } | null;
   /** What a person asked of this agent+session through a `[CONTROL]` comment, or null. */
   directive: Directive | null;
+  /** Checkpoints newer than the resume point that were not used, and why (newest first; empty when none). */
+  not_used: NotUsedCheckpoint[];
 }
 
 /** How many signal intervals each entry keeps for liveness. */

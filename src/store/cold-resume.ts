@@ -77,6 +77,8 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   if (!index?.watermarkUpdatedAt) return full();
   // The bot writes the index into the body after reading up to its watermark, so the body's update is not older.
   if (Date.parse(index.watermarkUpdatedAt) > Date.parse(meta.updated_at)) return full();
+  // The index was folded under the writer's legacy-writer policy: under another, what it points to may not be the answer.
+  if ((index.legacyWriters ?? "fence") !== (policy.legacyWriters ?? "fence")) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
   // No entry: a fresh agent, or one the index left out (or a writer removed). Only a signed, complete index can say which.
   if (!entry && !(signing && index.complete === true)) return full();
@@ -109,8 +111,18 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
     if (!commentOnIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
     controls.push(toCommentRecord(c));
   }
+  // Newer refused checkpoints the index names (zombies…), so the answer's not_used says why they were skipped.
+  const skipped: CommentRecord[] = [];
+  const gone = (e: unknown) => {
+    if (e instanceof ForgejoApiError && e.status === 404) return null;
+    throw e;
+  };
+  for (const c of await Promise.all((entry?.notUsed ?? []).map((id) => api.getComment(repo, id).catch(gone)))) {
+    // Deleted since, or another issue's: left out (they are only reported, and a full read would not see them either).
+    if (c && commentOnIssue(c, repo, issue)) skipped.push(toCommentRecord(c));
+  }
   const records = (await tail).map(toCommentRecord);
-  for (const extra of [...controls, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
+  for (const extra of [...controls, ...skipped, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
   records.sort((a, b) => a.id - b.id);
   const result = answer(records, input, policy, "index");
   if (entry) {

@@ -4,7 +4,7 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
 import { createProjection } from "../projection/index.ts";
-import type { Directive, Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint } from "../projection/index.ts";
+import type { Directive, LegacyWriters, Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
 import { readDirective } from "./read-directive.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
@@ -27,6 +27,8 @@ export interface SessionStoreOptions {
   selfLogin?: string;
   /** CHECKPOST_SIGNING_KEY: sign what we write, believe only what verifies. */
   signingKey?: string;
+  /** CHECKPOST_LEGACY_WRITERS: a legacy (1.0) writer's checkpoint below a raised fence is a zombie (`fence`, default) or believed (`accept`). */
+  legacyWriters?: LegacyWriters;
   maxCheckpointBytes?: number;
   /** Issues with more comments are read in windows of updated time (see readAllComments). Default 2,000. */
   readWindowSize?: number;
@@ -210,10 +212,10 @@ export class SessionStore {
   }
 
   /** Who is believed: the token's user and CHECKPOST_TRUSTED_AUTHORS, plus the signing key. */
-  async policy() {
+  async policy(): Promise<TrustPolicy> {
     if (this.self === undefined) this.self = (await this.o.api.currentUser()).login;
     const trusted = new Set([this.self, ...(this.o.trustedAuthors ?? [])].map((s) => s.toLowerCase()));
-    return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}) };
+    return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}), ...(this.o.legacyWriters ? { legacyWriters: this.o.legacyWriters } : {}) };
   }
 
   private checkSize(body: string, data: JsonObject, kind: "checkpoint" | "health signal" = "checkpoint"): void {

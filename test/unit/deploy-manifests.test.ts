@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { apiRoutes } from "../../src/bot/api-routes.ts";
 import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../../src/bot/bot-config-from-env.ts";
 

@@ -82,9 +82,10 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
  * the agent+session (a new epoch); the epoch and next Seq are remembered on this machine so a plain
  * `save` continues the fence.
  */
-export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean }): Promise<void> {
+export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: "fence" | "accept" }): Promise<void> {
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
-  const ctx = cliContext(io, o);
+  // --legacy-writers wins over the env, through the same validated setting.
+  const ctx = cliContext(o.legacyWriters ? { ...io, env: { ...io.env, CHECKPOST_LEGACY_WRITERS: o.legacyWriters } } : io, o);
   const r = await ctx.withStore((s) => s.resume(o.agent, o.session, chosen?.map ?? {}, { takeOver: o.takeOver === true }));
   ctx.writers.set(writerKey(ctx, o.agent, o.session), { epoch: r.epoch, next_seq: r.next_seq });
   // No map for this agent: it resumes at its own phase, never silently at "start".
@@ -99,6 +100,8 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
     next_seq: r.next_seq,
     epoch: r.epoch,
     directive: r.directive,
+    // Newer checkpoints that were refused (a fenced legacy writer, an edit…), each with its reason and the setting to change.
+    not_used: r.not_used,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
 }

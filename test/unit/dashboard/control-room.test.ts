@@ -39,7 +39,8 @@ describe("needs attention", () => {
     expect(m.attention.map((r) => [r.entry.agent, r.reasons[0]?.kind])).toEqual([
       ["silent-one", "silent"],
       ["stale-one", "stale"],
-      ["zombie-one", "anomaly"],
+      // The zombie is newer than the resume point: the row says why it was not used (an anomaly's rank).
+      ["zombie-one", "not-used"],
       ["sick-one", "health"],
       ["implementation-worker", "paused"],
     ]);

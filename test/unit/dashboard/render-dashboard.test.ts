@@ -157,3 +157,27 @@ describe("dashboardChanged", () => {
     expect(dashboardChanged(lf, crlf)).toBe(true);
   });
 });
+
+describe("renderDashboard: checkpoints not used", () => {
+  const seed = (phase: string) =>
+    `[CHECKPOINT] implementation-worker\nVersion: 1.0\nPhase: ${phase}\nSession: s1\nTime: 2026-11-29T10:05:00\n\nState Data:\n\`\`\`json\n{}\n\n---\n\nAutomated by CleverAgents Bot Agent: implementation-worker`;
+  const comments = [comment(1, cpBody({ phase: "clone_complete", seq: 1, epoch: 2, id: "cp-00000001" }), { createdAt: at(60) }), comment(2, seed("subtask_1_complete"), { createdAt: at(300) })];
+
+  it("says why a seed writer's newer checkpoint was not used and which setting decided, in needs attention and in the agent's details", () => {
+    const out = renderDashboard(projectComments(comments, policy), now);
+    const why = "legacy writer without Epoch below fence 2 (`CHECKPOST_LEGACY_WRITERS=fence`; `CHECKPOST_LEGACY_WRITERS=accept` would resume from it)";
+    const attention = out.slice(out.indexOf("#### Needs attention"), out.indexOf("#### Agents by session"));
+    expect(attention).toContain(`not used: ${why}`);
+    // The not-used line replaces the bare anomaly reason for the same comment.
+    expect(attention).not.toContain("zombie (comment 2)");
+    const details = out.slice(out.indexOf("<details>"), out.indexOf("</details>"));
+    expect(details).toContain("Newer checkpoints not used, newest first:");
+    expect(details).toContain(`(comment 2): ${why}`);
+  });
+
+  it("accept: the same checkpoint is the resume point and nothing is listed as not used", () => {
+    const out = renderDashboard(projectComments(comments, { ...policy, legacyWriters: "accept" }), now);
+    expect(out).not.toContain("not used");
+    expect(out).toContain("| implementation-worker | subtask\\_1\\_complete → phase\\_2\\_continue |");
+  });
+});

@@ -43,3 +43,12 @@ describe("renderStatusText", () => {
     expect(parts.slice(1).every((part) => /^\[\d+m/.test(part))).toBe(true);
   });
 });
+
+describe("renderStatusText: a newer checkpoint not used", () => {
+  it("says why and which setting decided", () => {
+    const seed = `[CHECKPOINT] implementation-worker\nVersion: 1.0\nPhase: pr_created\nSession: s1\nTime: 2026-11-29T10:59:00\n\nState Data:\n\`\`\`json\n{}\n\n---\n\nAutomated by CleverAgents Bot Agent: implementation-worker`;
+    const s = projectComments([comment(1, cpBody({ phase: "commit_complete", id: "cp-000000000001", seq: 1, epoch: 1 }), { createdAt: at(3500) }), comment(2, seed, { createdAt: at(3590) })], policy);
+    const text = renderStatusText(buildDashboardModel(s, now), now, {});
+    expect(text).toContain("newer checkpoint (comment 2) not used: legacy writer without Epoch below fence 1 (CHECKPOST_LEGACY_WRITERS=fence)");
+  });
+});

@@ -29,7 +29,7 @@ describe("server order", () => {
     const p = createProjection(policy);
     p.apply(up(old));
     const r = p.resume(A, "s1", IMPLEMENTATION_WORKER_PHASE_MAP);
-    expect(r).toEqual({ resume_point: "phase_4_pr", phase: "commit_complete", state: { branch_name: "feat/x" }, checkpoint: { commentId: 1 }, directive: null });
+    expect(r).toEqual({ resume_point: "phase_4_pr", phase: "commit_complete", state: { branch_name: "feat/x" }, checkpoint: { commentId: 1 }, directive: null, not_used: [] });
   });
 });
 
@@ -41,6 +41,7 @@ describe("resume", () => {
       state: {},
       checkpoint: null,
       directive: null,
+      not_used: [],
     });
   });
 

@@ -19,8 +19,16 @@ describe("untrusted authors never drive output", () => {
     );
     expect(s.entries.map((e) => e.agent)).toEqual([A]);
     expect(s.anomalies).toEqual([
-      { kind: "untrusted-author", commentId: 3, agent: null, session: null, detail: "3 protocol comments by Mallory, who is not a trusted author; ignored", htmlUrl: expect.any(String) },
-      { kind: "untrusted-author", commentId: 6, agent: null, session: null, detail: "1 protocol comment by eve, who is not a trusted author; ignored", htmlUrl: expect.any(String) },
+      {
+        kind: "untrusted-author",
+        commentId: 3,
+        agent: null,
+        session: null,
+        detail: "3 protocol comments by Mallory, who is not a trusted author; ignored",
+        htmlUrl: expect.any(String),
+        author: "Mallory",
+      },
+      { kind: "untrusted-author", commentId: 6, agent: null, session: null, detail: "1 protocol comment by eve, who is not a trusted author; ignored", htmlUrl: expect.any(String), author: "eve" },
     ]);
   });
 
