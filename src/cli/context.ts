@@ -9,6 +9,7 @@ import { createLogger } from "../log/create-logger.ts";
 import type { CliIo } from "./io.ts";
 import { IssueCache } from "./issue-cache.ts";
 import { WriterMemory } from "./writer-memory.ts";
+import { LoginCache } from "./login-cache.ts";
 import { nodeHttpFetch } from "./node-http-fetch.ts";
 
 export interface RepoFlags {
@@ -67,6 +68,10 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
     return e;
   };
   const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
+  // The token's login, remembered on this machine: a cold resume then skips GET /user.
+  const logins = new LoginCache(env.CHECKPOST_CACHE_DIR, io.env);
+  const token = env.FORGEJO_TOKEN;
+  const login = logins.get(url, token);
   const make = (issue: number | undefined) =>
     new SessionStore({
       api,
@@ -76,6 +81,14 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       trustedAuthors: env.CHECKPOST_TRUSTED_AUTHORS,
       maxCheckpointBytes: env.CHECKPOST_MAX_CHECKPOINT_BYTES,
       logger,
+      ...(login !== undefined ? { selfLogin: login, selfLoginRemembered: true } : {}),
+      onSelfLogin: (l) => {
+        try {
+          logins.set(url, token, l);
+        } catch (e) {
+          logger.debug({ err: e }, "could not remember the token's login; the next call asks again");
+        }
+      },
       ...(issue !== undefined ? { issue } : {}),
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
     });
