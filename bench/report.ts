@@ -114,10 +114,11 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
     const gb = spread((x) => x.cold.checkpostIndex.cost.bytes);
     const gl = spread((x) => x.cold.checkpostIndexLater.cost.bytes);
     const gt = last.cold.checkpostIndex.cost.ms / first.cold.checkpostIndex.cost.ms;
-    const gr = last.cold.checkpostIndex.cost.requests - first.cold.checkpostIndex.cost.requests;
+    // The worst case: a median can drop at small N, where the planted probes are recent enough for one read.
+    const gr = last.cold.checkpostIndex.cost.maxRequests - first.cold.checkpostIndex.cost.maxRequests;
     t(
-      `cold resume flat @${k(first.n)}→${k(last.n)} (same requests; bytes within 1.5× right after a write and 10 s later; time within 1.5×)`,
-      `requests +${gr}, bytes ${num(gb, 2)}× / ${num(gl, 2)}×, time ${num(gt, 2)}×`,
+      `cold resume flat @${k(first.n)}→${k(last.n)} (same most requests; bytes within 1.5× right after a write and 10 s later; time within 1.5×)`,
+      `max requests +${gr}, bytes ${num(gb, 2)}× / ${num(gl, 2)}×, time ${num(gt, 2)}×`,
       gr === 0 && gb <= 1.5 && gl <= 1.5 && gt <= 1.5,
     );
   }
