@@ -94,8 +94,10 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   if (!entry && !(signing && index.complete === true)) return full();
 
   // Reading from earlier than the watermark only adds real comments of this issue: never less safe, only more bytes.
-  const oneRead = entry?.at !== undefined && index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP;
-  const sinceMs = oneRead && entry?.at ? Math.min(watermarkMs, Date.parse(entry.at)) : watermarkMs;
+  const atMs = entry?.at !== undefined ? Date.parse(entry.at) : Number.NaN;
+  // Recent (few ids below the watermark), or in the watermark's own second (the tail holds it anyway).
+  const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(watermarkMs / 1000));
+  const sinceMs = oneRead ? Math.min(watermarkMs, atMs) : watermarkMs;
   const tail = api.listComments(repo, issue, { since: forgejoTime(sinceMs) });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
   // Not recent: fetch the pointed comment beside the tail (same round trip).

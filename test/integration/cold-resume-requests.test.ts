@@ -32,7 +32,7 @@ async function writeIndex(world: ForgeWorld) {
   await api.editIssue(repo, world.issue, { body: spliceDashboard(body, renderDashboard(snap, new Date())) });
 }
 
-const noise = (world: ForgeWorld, n: number) =>
+const noise = (world: ForgeWorld, n: number, at: number) =>
   world.forge.admin.bulkComments(
     "agent",
     "work",
@@ -40,7 +40,7 @@ const noise = (world: ForgeWorld, n: number) =>
     Array.from({ length: n }, (_, i) => ({
       login: "agent",
       body: formatHealth({ agent: `other-${i}`, session: "s1", metrics: { i }, timestamp: pythonUtcIsoformat(new Date()) }),
-      createdAt: Date.now(),
+      createdAt: at,
     })),
   );
 
@@ -62,9 +62,13 @@ describe("cold resume through the resume index", () => {
 
   it("a checkpoint far below the watermark is fetched by id beside the tail (3 requests), not by reading everything since it", async () => {
     w = await forgeWorld();
+    // The forge's clock moves only here: the checkpoint is a second older than the watermark.
+    let t = Math.floor(Date.now() / 1000) * 1000 - 10_000;
+    w.forge.admin.setClock(() => t);
     const store = () => w!.store({ selfLogin: "agent" });
     await store().save({ agent: AGENT, session: "s1", phase: "subtask_1_complete", data: { n: 2 } });
-    noise(w, ONE_READ_MAX_ID_GAP + 8);
+    t += 1000;
+    noise(w, ONE_READ_MAX_ID_GAP + 8, t);
     await writeIndex(w);
     w.forge.admin.resetStats();
     const r = await store().resume(AGENT, "s1", MAP);
