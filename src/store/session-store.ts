@@ -150,6 +150,7 @@ export class SessionStore {
     const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
     // The response names the token's user: a free check of a remembered login.
     this.learnSelf(comment.user.login);
+    this.selfRemembered = false;
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
     const saved: SavedCheckpoint = { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
     if (check) {
