@@ -88,6 +88,20 @@ describe("a save on the closed issue after a bot restart", () => {
     expect(await store.resume("implementation-worker", "s1", IMPLEMENTATION_WORKER_PHASE_MAP)).toMatchObject({ phase: "subtask_6_complete", state: { i: 6 } });
   });
 
+  it("two bot processes on one store after the restart carry it once", async () => {
+    const { world, api, successor } = await rolledAndStopped();
+    const late = signed("subtask_6_complete", "s1", { i: 6 }, 6);
+    await api.createComment(world.repo, world.issue, late);
+    const [a, b] = await Promise.all([createBot(world.config, { logger: world.logger }), createBot(world.config, { logger: world.logger })]);
+    bots.push(a, b);
+    const both = [a, b];
+    for (const x of both) await x.tracker(world.repo, successor)?.maintained();
+    for (const x of both) await x.reconcileAll();
+    for (const x of both) await x.tracker(world.repo, successor)?.maintained();
+    expect(both.filter((x) => x.tracker(world.repo, successor)?.o.lease.current() !== null)).toHaveLength(1);
+    expect(await copiesOf(world, successor, late)).toHaveLength(1);
+  });
+
   it("a late save posted while the bot runs is carried at the next reconcile", async () => {
     const { world, api, successor } = await rolledAndStopped();
     const bot = await restart(world, successor);
