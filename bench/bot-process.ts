@@ -48,6 +48,9 @@ async function handle(msg: Msg): Promise<unknown> {
     case "idle":
       await bot?.idle();
       return { ok: true };
+    case "poll":
+      await bot?.pollAll();
+      return { ok: true };
     case "snapshot":
       await bot?.idle();
       return bot?.trackers()[0]?.projection.snapshot() ?? null;

@@ -36,10 +36,15 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
     add(`save: wall time/checkpoint (${N})`, ms(s.save.seed.ms), ms(s.save.checkpost.ms), times(s.save.seed.ms, s.save.checkpost.ms));
     if (s.cold) {
       const { seed, checkpostIndex: ci, checkpostFull: cf } = s.cold;
-      add(`cold resume: requests (${N})`, int(seed.cost.requests), int(ci.cost.requests), times(seed.cost.requests, ci.cost.requests));
+      const later = s.cold.checkpostIndexLater;
+      const tr = s.cold.traffic;
+      add(`cold resume: requests, median / max (${N})`, int(seed.cost.requests), `${int(ci.cost.requests)} / ${int(ci.cost.maxRequests)}`, times(seed.cost.requests, ci.cost.requests));
       add(`cold resume: bytes received (${N})`, bytes(seed.cost.bytes), bytes(ci.cost.bytes), times(seed.cost.bytes, ci.cost.bytes));
       add(`cold resume: wall time (${N})`, ms(seed.cost.ms), ms(ci.cost.ms), times(seed.cost.ms, ci.cost.ms));
       add(`cold resume: correct answers (${N})`, `${seed.correct}/${seed.total}`, `${ci.correct}/${ci.total}`);
+      add(`cold resume ${num(tr.ms / 1000, 0)} s later (${tr.comments} comments since the index): requests median / max (${N})`, "", `${int(later.cost.requests)} / ${int(later.cost.maxRequests)}`);
+      add(`cold resume ${num(tr.ms / 1000, 0)} s later: bytes, wall time, correct (${N})`, "", `${bytes(later.cost.bytes)}, ${ms(later.cost.ms)}, ${later.correct}/${later.total}`);
+      add(`cold resume, a machine's first call (login not cached): requests (${N})`, "", int(s.cold.firstCall.requests));
       add(`cold resume without index, full read: bytes (${N})`, bytes(seed.cost.bytes), bytes(cf.cost.bytes), times(seed.cost.bytes, cf.cost.bytes));
       add(`cold resume without index, full read: wall time (${N})`, ms(seed.cost.ms), ms(cf.cost.ms), times(seed.cost.ms, cf.cost.ms));
       add(`cold resume without index, full read: correct (${N})`, `${seed.correct}/${seed.total}`, `${cf.correct}/${cf.total}`);
@@ -63,6 +68,7 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
   if (first && last && first !== last) {
     const range = `N=${k(first.n)}→${k(last.n)}`;
     add(`cold resume growth, bytes (${range})`, times(last.cold.seed.cost.bytes, first.cold.seed.cost.bytes), times(last.cold.checkpostIndex.cost.bytes, first.cold.checkpostIndex.cost.bytes));
+    add(`cold resume growth, bytes 10 s later (${range})`, "", times(last.cold.checkpostIndexLater.cost.bytes, first.cold.checkpostIndexLater.cost.bytes));
     add(`cold resume growth, wall time (${range})`, times(last.cold.seed.cost.ms, first.cold.seed.cost.ms), times(last.cold.checkpostIndex.cost.ms, first.cold.checkpostIndex.cost.ms));
   }
   add(
@@ -94,11 +100,27 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
       c.checkpostIndex.correct === c.checkpostIndex.total && c.seed.correct < c.seed.total,
     );
   }
+  if (first && last) {
+    const runs = withCold.flatMap((x) => [x.cold.checkpostIndex.cost, x.cold.checkpostIndexLater.cost]);
+    const worst = Math.max(...runs.map((c) => c.maxRequests));
+    t(
+      "cold resume with the index ≤ 2 requests, every run (right after an index write and 10 s later)",
+      `median ${withCold.map((x) => int(x.cold.checkpostIndex.cost.requests)).join("/")}, max ${int(worst)}`,
+      worst <= 2,
+    );
+  }
   if (first && last && first !== last) {
-    const gb = last.cold.checkpostIndex.cost.bytes / first.cold.checkpostIndex.cost.bytes;
+    const spread = (pick: (x: (typeof withCold)[number]) => number) => Math.max(...withCold.map(pick)) / Math.min(...withCold.map(pick));
+    const gb = spread((x) => x.cold.checkpostIndex.cost.bytes);
+    const gl = spread((x) => x.cold.checkpostIndexLater.cost.bytes);
     const gt = last.cold.checkpostIndex.cost.ms / first.cold.checkpostIndex.cost.ms;
-    const gr = last.cold.checkpostIndex.cost.requests - first.cold.checkpostIndex.cost.requests;
-    t(`cold resume flat @${k(first.n)}→${k(last.n)} (same requests, bytes and time within 1.5×)`, `requests +${gr}, bytes ${num(gb, 2)}×, time ${num(gt, 2)}×`, gr === 0 && gb <= 1.5 && gt <= 1.5);
+    // The worst case: a median can drop at small N, where the planted probes are recent enough for one read.
+    const gr = last.cold.checkpostIndex.cost.maxRequests - first.cold.checkpostIndex.cost.maxRequests;
+    t(
+      `cold resume flat @${k(first.n)}→${k(last.n)} (same most requests; bytes within 1.5× right after a write and 10 s later; time within 1.5×)`,
+      `max requests +${gr}, bytes ${num(gb, 2)}× / ${num(gl, 2)}×, time ${num(gt, 2)}×`,
+      gr === 0 && gb <= 1.5 && gl <= 1.5 && gt <= 1.5,
+    );
   }
   const bots = r.scenarios.filter((s) => s.bot !== null).map((s) => ({ n: s.n, b: s.bot! }));
   if (bots.length) {

@@ -8,7 +8,7 @@ import { startForge } from "../src/forge/index.ts";
 import type { ForgeServer } from "../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
 import { SessionStore, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/store/index.ts";
-import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../src/protocol/index.ts";
+import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../src/protocol/index.ts";
 import { createProjection } from "../src/projection/index.ts";
 import type { ProjectionSnapshot } from "../src/projection/index.ts";
 import { extractResumeIndex, findDashboardSections } from "../src/dashboard/index.ts";
@@ -35,6 +35,13 @@ export interface ScenarioOptions {
   ingestConcurrency: number;
   /** Skip the bot (tests of the cold paths only). */
   bot?: boolean;
+  /**
+   * Cold resume is measured right after the index write and again after this long of fleet traffic
+   * the index does not know yet (the bot writes at most once per 10 s window). Default 10,000 ms.
+   */
+  trafficMs?: number;
+  /** Comments per second of that traffic. Default 2. */
+  trafficPerSecond?: number;
   log?: (line: string) => void;
 }
 
@@ -50,6 +57,8 @@ export interface CostSummary {
   bytes: number;
   ms: number;
   maxMs: number;
+  maxRequests: number;
+  maxBytes: number;
 }
 export interface ProbeAnswer {
   kind: Probe["kind"];
@@ -70,7 +79,17 @@ export interface ScenarioResult {
   n: number;
   datasetBytes: number;
   save: { seed: CostSummary; checkpost: CostSummary };
-  cold: { seed: ResumeMeasure; checkpostIndex: ResumeMeasure; checkpostFull: ResumeMeasure } | null;
+  cold: {
+    seed: ResumeMeasure;
+    /** Right after the bot wrote the index; the token's login from the CLI's cache (as the issue number). */
+    checkpostIndex: ResumeMeasure;
+    /** The same after `trafficMs` of traffic posted since that write (the index's tail at its longest). */
+    checkpostIndexLater: ResumeMeasure;
+    /** One resume as a machine's first CLI call makes it (login not cached yet: + GET /user). */
+    firstCall: CostSummary;
+    traffic: { comments: number; ms: number };
+    checkpostFull: ResumeMeasure;
+  } | null;
   bot: {
     startMs: number;
     startRequests: number;
@@ -107,6 +126,8 @@ function summarize(costs: Cost[]): CostSummary {
     bytes: median(costs.map((c) => c.bytes)),
     ms: median(costs.map((c) => c.ms)),
     maxMs: Math.max(...costs.map((c) => c.ms)),
+    maxRequests: Math.max(...costs.map((c) => c.requests)),
+    maxBytes: Math.max(...costs.map((c) => c.bytes)),
   };
 }
 
@@ -179,19 +200,50 @@ async function coldSeed(w: World, probes: Probe[], reps: number): Promise<Resume
   return { cost: summarize(costs), answers, correct: answers.filter((x) => x.correct).length, total: answers.length };
 }
 
-/** A new client and store, as a fresh CLI process has: the issue number from its cache, nothing else. */
-async function coldCheckpost(w: World, probes: Probe[], reps: number): Promise<ResumeMeasure> {
+/**
+ * A new client and store, as a fresh CLI process has: the issue number and (`login`) the token's
+ * login from its per-machine cache (src/cli/login-cache.ts), nothing else.
+ */
+async function coldCheckpost(w: World, probes: Probe[], reps: number, login?: string): Promise<ResumeMeasure> {
   const costs: Cost[] = [];
   const answers: ProbeAnswer[] = [];
   for (const p of probes)
     for (let r = 0; r < reps; r++) {
-      const store = new SessionStore({ api: w.newApi(), repo: { owner: OWNER, repo: REPO }, issue: w.issue });
+      const remembered = login !== undefined ? { selfLogin: login, selfLoginRemembered: true } : {};
+      const store = new SessionStore({ api: w.newApi(), repo: { owner: OWNER, repo: REPO }, issue: w.issue, ...remembered });
       const { value, cost } = await metered(w.forge, () => store.resume(p.agent, p.session, IMPLEMENTATION_WORKER_PHASE_MAP));
       costs.push(cost);
       const ref = refOf(value.state);
       if (r === 0) answers.push({ kind: p.kind, what: p.what, truth: p.truth, answer: ref, correct: ref === p.truth, via: (value as { via?: string }).via ?? "?" });
     }
   return { cost: summarize(costs), answers, correct: answers.filter((x) => x.correct).length, total: answers.length };
+}
+
+/**
+ * A busy fleet's comments, posted for real at `perSecond` for `ms` (checkpoints and health signals
+ * of agents the probes do not ask about), which the index does not know of.
+ */
+async function postTraffic(w: World, ms: number, perSecond: number): Promise<{ comments: number; ms: number }> {
+  const api = w.newApi();
+  const repo = { owner: OWNER, repo: REPO };
+  const t0 = performance.now();
+  let i = 0;
+  const total = Math.round((ms / 1000) * perSecond);
+  while (i < total) {
+    const wait = t0 + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const agent = `fleet-${i % 20}`;
+    const now = pythonUtcIsoformat(new Date());
+    const body =
+      i % 5 < 3
+        ? formatCheckpoint({ agent, session: "sess-fleet", phase: "subtask_1_complete", timestamp: now, data: { step: i, notes: "x".repeat(900) } })
+        : formatHealth({ agent, session: "sess-fleet", timestamp: now, status: "Active", metrics: { cycle_count: i, queue_depth: 3 } });
+    await api.createComment(repo, w.issue, body);
+    i++;
+  }
+  const left = t0 + ms - performance.now();
+  if (left > 0) await new Promise((r) => setTimeout(r, left));
+  return { comments: total, ms: performance.now() - t0 };
 }
 
 async function saves(w: World, reps: number) {
@@ -260,8 +312,9 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     if (!extractResumeIndex(withIndex)) throw new Error("no resume index in the issue body after the dashboard write");
     indexBytes = Buffer.byteLength(withIndex);
 
-    log(`N=${o.n}: cold resume, checkpost with the resume index`);
-    const checkpostIndex = await coldCheckpost(w, w.dataset.probes, o.lightReps);
+    log(`N=${o.n}: cold resume, checkpost with the resume index, right after its write`);
+    const checkpostIndex = await coldCheckpost(w, w.dataset.probes, o.lightReps, AGENT_LOGIN);
+    const firstCall = (await coldCheckpost(w, w.dataset.probes.slice(0, 1), o.lightReps)).cost;
     log(`N=${o.n}: cold resume, seed algorithm`);
     const seed = await coldSeed(w, w.dataset.probes, o.heavyReps);
     log(`N=${o.n}: cold resume, checkpost without an index (full read)`);
@@ -275,7 +328,16 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     await api.editIssue(repoRef, w.issue, { body: plain });
     const checkpostFull = await coldCheckpost(w, w.dataset.probes, o.heavyReps);
     await api.editIssue(repoRef, w.issue, { body: withIndex });
-    result.cold = { seed, checkpostIndex, checkpostFull };
+    const trafficMs = o.trafficMs ?? 10_000;
+    log(`N=${o.n}: ${trafficMs / 1000} s of traffic the index does not know, then cold resume again`);
+    const traffic = await postTraffic(w, trafficMs, o.trafficPerSecond ?? 2);
+    const checkpostIndexLater = await coldCheckpost(w, w.dataset.probes, o.lightReps, AGENT_LOGIN);
+    // The bot catches up (one poll) so the ingest below compares against every comment.
+    if (botChild) {
+      await botChild.call("poll");
+      await botChild.call("flush"); // now, not on its timer during the warm-resume count
+    }
+    result.cold = { seed, checkpostIndex, checkpostIndexLater, firstCall, traffic, checkpostFull };
 
     if (botChild && startInfo) {
       log(`N=${o.n}: warm resume ×${o.warmRequests} through the bot's API`);

@@ -11,7 +11,7 @@ import { ControlDesk } from "./control-desk.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
 import type { IssueLease } from "./issue-lease.ts";
-import { rollOverIfDue } from "./issue-rollover.ts";
+import { carryLateSaves, rollOverIfDue } from "./issue-rollover.ts";
 import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
@@ -183,6 +183,7 @@ export class SessionTracker {
     }
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
     await this.poll();
+    this.lateCarryDue = true;
     this.afterChange();
     return "store";
   }
@@ -212,7 +213,10 @@ export class SessionTracker {
     if (gone.length) changed = (await this.apply(gone)) || changed;
     // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
     changed = this.projection.retainOnly(listed) || changed;
+    // Saves on the closed predecessor since: checked on start and on every reconcile (maintain does it).
+    this.lateCarryDue = true;
     if (changed) this.afterChange();
+    else this.scheduleMaintenance();
     return changed;
   }
 
@@ -317,13 +321,37 @@ export class SessionTracker {
   async maintain(): Promise<void> {
     const fence = this.o.lease.current();
     if (!fence || this.stopped) return;
-    await rollOverIfDue({ ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger }, fence, this.projection.snapshot());
+    await rollOverIfDue(
+      { ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger, selfLogin: this.o.selfLogin },
+      fence,
+      this.projection.snapshot(),
+    );
+    if (this.lateCarryDue && this.meta.predecessor !== undefined) {
+      this.lateCarryDue = false;
+      const o = this.o;
+      await carryLateSaves({
+        api: o.api,
+        store: o.store,
+        repo: o.repo,
+        issue: o.issue,
+        policy: o.policy,
+        selfLogin: o.selfLogin,
+        logger: o.logger,
+        entries: this.projection.snapshot().entries,
+        ...(o.readWindowSize ? { readWindowSize: o.readWindowSize } : {}),
+      }).catch((e: unknown) => {
+        this.lateCarryDue = true;
+        o.logger.warn({ err: e, issue: this.key }, "checking the closed predecessor for late saves failed; will try again");
+      });
+    }
     const { retentionMs, intervalMs } = this.o.compaction;
     if (retentionMs > 0 && Date.now() - this.lastCompactionAt >= intervalMs) await this.compact();
     await this.refreshMeta();
   }
 
   private lastCompactionAt = 0;
+  /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
+  private lateCarryDue = false;
   /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
   private meta: IssueMeta = {};
 

@@ -10,6 +10,7 @@ import { IssueCache } from "./issue-cache.ts";
 import { WriterMemory } from "./writer-memory.ts";
 import { lazyLogger } from "./lazy-logger.ts";
 import type { CliLogger } from "./lazy-logger.ts";
+import { LoginCache } from "./login-cache.ts";
 import { nodeHttpFetch } from "./node-http-fetch.ts";
 
 export interface RepoFlags {
@@ -70,6 +71,9 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
     return e;
   };
   const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
+  // The token's login, remembered on this machine: a cold resume then skips GET /user.
+  const logins = new LoginCache(env.CHECKPOST_CACHE_DIR, io.env);
+  const login = logins.get(url, token);
   const make = (issue: number | undefined) =>
     new SessionStore({
       api,
@@ -80,6 +84,14 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       maxCheckpointBytes: env.CHECKPOST_MAX_CHECKPOINT_BYTES,
       legacyWriters: env.CHECKPOST_LEGACY_WRITERS,
       logger,
+      ...(login !== undefined ? { selfLogin: login, selfLoginRemembered: true } : {}),
+      onSelfLogin: (l) => {
+        try {
+          logins.set(url, token, l);
+        } catch (e) {
+          logger.debug({ err: e }, "could not remember the token's login; the next call asks again");
+        }
+      },
       ...(issue !== undefined ? { issue } : {}),
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
     });

@@ -23,6 +23,16 @@ export const ResumeIndexEntrySchema = z.object({
   id: CheckpointIdSchema.optional(),
   seq: SeqSchema.optional(),
   epoch: EpochSchema.optional(),
+  /**
+   * The pointed comment's creation time. A cold reader whose pointed comment is only a few ids
+   * below the watermark reads it and the tail in one `since` request from here (a hint like the
+   * rest: the comment found is checked as always).
+   */
+  at: z
+    .string()
+    .max(40)
+    .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
+    .optional(),
   /** Highest epoch seen for this agent+session (the fence): the pointed checkpoint may not be below it. */
   maxEpoch: EpochSchema,
   /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
@@ -96,6 +106,7 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWri
       ...(l.id !== undefined ? { id: l.id } : {}),
       ...(l.seq !== undefined ? { seq: l.seq } : {}),
       ...(l.epoch !== undefined ? { epoch: l.epoch } : {}),
+      at: l.createdAt,
       maxEpoch: e.maxEpoch,
       ...(controls.length ? { controls } : {}),
       ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),

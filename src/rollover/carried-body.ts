@@ -17,3 +17,11 @@ export function carriedBody(original: string, from: { issue: number; commentId: 
   const b = parseComment(withLine);
   return a.kind !== "none" && a.kind !== "invalid" && JSON.stringify(a) === JSON.stringify(b) ? withLine : original;
 }
+
+const CARRIED = /\n\n↪ carried over by checkpost from #(\d+) \(comment (\d+)\)$/;
+
+/** The original comment id a carried body names, when it was carried from `issue`; else null. */
+export function carriedFrom(body: string | null, issue: number): number | null {
+  const m = CARRIED.exec(body ?? "");
+  return m && Number(m[1]) === issue ? Number(m[2]) : null;
+}

@@ -52,18 +52,29 @@ function matchesEntry(c: ForgejoComment, e: ResumeIndexEntry, input: ColdResumeI
 }
 
 /**
+ * How far below the index's watermark (in comment ids) the pointed comment may
+ * be for it to be read with the tail in one `since` request. Comment ids are
+ * global to the instance, so the gap bounds how many comments were created
+ * after it up to the watermark: the one read costs at most this many extra
+ * comments (~1.5 KiB each) instead of a second request.
+ */
+export const ONE_READ_MAX_ID_GAP = 32;
+
+/**
  * Resume without the bot. When the issue body carries the bot's resume index,
- * read the issue, the one indexed comment and the tail of comments updated
- * since the index's watermark; otherwise (or when anything does not check
- * out) read every comment. The index is only a hint that anyone who can edit
- * the issue can rewrite (docs/security.md): with a signing key it must carry
- * a valid signature for this issue; always, the comment it points to must be
- * on this issue, by a trusted author, be the checkpoint the entry describes
- * and not below its fence, and pass the same trust rules as any other; and
- * the watermark may not be later than the issue's own `updated_at`. A missing
- * entry is believed only from a signed, complete index. Without a key, a
- * writer can still point a worker back at an older trusted checkpoint of the
- * same agent+session; never at a forged one or another issue's.
+ * read the issue, then the one indexed comment and the tail of comments
+ * updated since the index's watermark (one `since` read when the indexed
+ * comment is recent, see ONE_READ_MAX_ID_GAP; else both at once); otherwise
+ * (or when anything does not check out) read every comment. The index is only
+ * a hint that anyone who can edit the issue can rewrite (docs/security.md):
+ * with a signing key it must carry a valid signature for this issue; always,
+ * the comment it points to must be on this issue, by a trusted author, be the
+ * checkpoint the entry describes and not below its fence, and pass the same
+ * trust rules as any other; and the watermark may not be later than the
+ * issue's own `updated_at`. A missing entry is believed only from a signed,
+ * complete index. Without a key, a writer can still point a worker back at an
+ * older trusted checkpoint of the same agent+session; never at a forged one
+ * or another issue's.
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
@@ -76,24 +87,41 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   const index = extractResumeIndex(meta.body, signing ? { signing } : {});
   if (!index?.watermarkUpdatedAt) return full();
   // The bot writes the index into the body after reading up to its watermark, so the body's update is not older.
-  if (Date.parse(index.watermarkUpdatedAt) > Date.parse(meta.updated_at)) return full();
+  const watermarkMs = Date.parse(index.watermarkUpdatedAt);
+  if (watermarkMs > Date.parse(meta.updated_at)) return full();
   // The index was folded under the writer's legacy-writer policy: under another, what it points to may not be the answer.
   if ((index.legacyWriters ?? "fence") !== (policy.legacyWriters ?? "fence")) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
   // No entry: a fresh agent, or one the index left out (or a writer removed). Only a signed, complete index can say which.
   if (!entry && !(signing && index.complete === true)) return full();
 
-  const tail = api.listComments(repo, issue, { since: forgejoTime(Date.parse(index.watermarkUpdatedAt)) });
+  // Reading from earlier than the watermark only adds real comments of this issue: never less safe, only more bytes.
+  const atMs = entry?.at !== undefined ? Date.parse(entry.at) : Number.NaN;
+  // Recent (few ids below the watermark), or in the watermark's own second (the tail holds it anyway).
+  const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(watermarkMs / 1000));
+  const sinceMs = oneRead ? Math.min(watermarkMs, atMs) : watermarkMs;
+  const tail = api.listComments(repo, issue, { since: forgejoTime(sinceMs) });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
-  let pointed: CommentRecord | null = null;
-  if (entry) {
-    let c: ForgejoComment;
+  // Not recent: fetch the pointed comment beside the tail (same round trip).
+  const pointedFetch = entry && !oneRead ? api.getComment(repo, entry.commentId) : null;
+  pointedFetch?.catch(() => {});
+  const listed = await tail;
+  const byId = new Map(listed.map((c) => [c.id, c]));
+  /** A comment the index names: from the tail when it is there, else by id (null: deleted). */
+  const named = async (id: number, fetched: Promise<ForgejoComment> | null = null): Promise<ForgejoComment | null> => {
+    const held = byId.get(id);
+    if (held) return held;
     try {
-      c = await api.getComment(repo, entry.commentId);
+      return await (fetched ?? api.getComment(repo, id));
     } catch (e) {
-      if (e instanceof ForgejoApiError && e.status === 404) return full(); // deleted since the index was written
+      if (e instanceof ForgejoApiError && e.status === 404) return null;
       throw e;
     }
+  };
+  let pointed: CommentRecord | null = null;
+  if (entry) {
+    const c = await named(entry.commentId, pointedFetch);
+    if (!c) return full(); // deleted since the index was written
     const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
     if (!commentOnIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
     pointed = toCommentRecord(c);
@@ -101,27 +129,18 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
   const controls: CommentRecord[] = [];
   for (const id of entry?.controls ?? []) {
-    let c: ForgejoComment;
-    try {
-      c = await api.getComment(repo, id);
-    } catch (e) {
-      if (e instanceof ForgejoApiError && e.status === 404) return full();
-      throw e;
-    }
+    const c = await named(id);
+    if (!c) return full();
     if (!commentOnIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
     controls.push(toCommentRecord(c));
   }
   // Newer refused checkpoints the index names (zombies…), so the answer's not_used says why they were skipped.
   const skipped: CommentRecord[] = [];
-  const gone = (e: unknown) => {
-    if (e instanceof ForgejoApiError && e.status === 404) return null;
-    throw e;
-  };
-  for (const c of await Promise.all((entry?.notUsed ?? []).map((id) => api.getComment(repo, id).catch(gone)))) {
+  for (const c of await Promise.all((entry?.notUsed ?? []).map((id) => named(id)))) {
     // Deleted since, or another issue's: left out (they are only reported, and a full read would not see them either).
     if (c && commentOnIssue(c, repo, issue)) skipped.push(toCommentRecord(c));
   }
-  const records = (await tail).map(toCommentRecord);
+  const records = listed.map(toCommentRecord);
   for (const extra of [...controls, ...skipped, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
   records.sort((a, b) => a.id - b.id);
   const result = answer(records, input, policy, "index");

@@ -25,6 +25,14 @@ export interface SessionStoreOptions {
   trustedAuthors?: string[];
   /** The token's own login, if known (saves a GET /user on reads). */
   selfLogin?: string;
+  /**
+   * `selfLogin` was remembered (the CLI's login cache), not read from Forgejo
+   * now: a resume that had to read every comment checks it with GET /user, and
+   * a save's response corrects it, so a renamed user is noticed.
+   */
+  selfLoginRemembered?: boolean;
+  /** Told the token's login whenever Forgejo states it (GET /user, a save's response): the CLI remembers it. */
+  onSelfLogin?: (login: string) => void;
   /** CHECKPOST_SIGNING_KEY: sign what we write, believe only what verifies. */
   signingKey?: string;
   /** CHECKPOST_LEGACY_WRITERS: a legacy (1.0) writer's checkpoint below a raised fence is a zombie (`fence`, default) or believed (`accept`). */
@@ -78,6 +86,7 @@ export class SessionStore {
   readonly repo: RepoRef;
   private issue: number | undefined;
   private self: string | undefined;
+  private selfRemembered: boolean;
   private readonly writers = new Map<string, { seq: number; epoch: number }>();
   private readonly o: Required<Pick<SessionStoreOptions, "title" | "label" | "maxCheckpointBytes" | "now" | "newId">> & SessionStoreOptions;
 
@@ -85,6 +94,7 @@ export class SessionStore {
     this.repo = options.repo;
     this.issue = options.issue;
     this.self = options.selfLogin;
+    this.selfRemembered = options.selfLogin !== undefined && options.selfLoginRemembered === true;
     this.o = {
       title: DEFAULT_SESSION_TITLE,
       label: DEFAULT_SESSION_LABEL,
@@ -140,6 +150,9 @@ export class SessionStore {
     const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, () => this.policy()) : null;
     check?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
     const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
+    // The response names the token's user: a free check of a remembered login.
+    this.learnSelf(comment.user.login);
+    this.selfRemembered = false;
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
     const saved: SavedCheckpoint = { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
     if (check) {
@@ -192,7 +205,17 @@ export class SessionStore {
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
     policy.catch(() => {}); // awaited inside coldResume; never an unhandled rejection meanwhile
-    const answer = await coldResume({ api: this.o.api, repo: this.repo, issue, policy, agent, session, map, ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}) });
+    const read = (p: ReturnType<SessionStore["policy"]>) =>
+      coldResume({ api: this.o.api, repo: this.repo, issue, policy: p, agent, session, map, ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}) });
+    let answer = await read(policy);
+    // A remembered login that is wrong (the user was renamed) makes our own checkpoints untrusted, which
+    // sends the index path to a full read: only then is it worth a GET /user (beside a full read it is nothing).
+    if (answer.via === "full" && this.selfRemembered) {
+      const before = this.self;
+      this.selfRemembered = false;
+      this.learnSelf((await this.o.api.currentUser()).login);
+      if (this.self !== before) answer = await read(this.policy());
+    }
     // Take over: every resume fences off earlier writers of this agent+session.
     const epoch = answer.maxEpoch + 1;
     const seq = answer.checkpoint?.seq ?? 0;
@@ -211,10 +234,21 @@ export class SessionStore {
     return readAllComments(this.o.api, this.repo, issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {});
   }
 
+  private learnSelf(login: string): void {
+    if (login === this.self) return;
+    this.self = login;
+    this.o.onSelfLogin?.(login);
+  }
+
   /** Who is believed: the token's user and CHECKPOST_TRUSTED_AUTHORS, plus the signing key. */
   async policy(): Promise<TrustPolicy> {
-    if (this.self === undefined) this.self = (await this.o.api.currentUser()).login;
-    const trusted = new Set([this.self, ...(this.o.trustedAuthors ?? [])].map((s) => s.toLowerCase()));
+    let self = this.self;
+    if (self === undefined) {
+      self = (await this.o.api.currentUser()).login;
+      this.learnSelf(self);
+      this.selfRemembered = false;
+    }
+    const trusted = new Set([self, ...(this.o.trustedAuthors ?? [])].map((s) => s.toLowerCase()));
     return { trustedAuthors: trusted, ...(this.o.signingKey ? { signingKey: this.o.signingKey } : {}), ...(this.o.legacyWriters ? { legacyWriters: this.o.legacyWriters } : {}) };
   }
 

@@ -32,12 +32,20 @@ describe("bench (tiny N)", () => {
       warmRequests: 50,
       ingestMs: 300,
       ingestConcurrency: 4,
+      trafficMs: 1000,
+      trafficPerSecond: 5,
     });
     expect(r.save.checkpost.requests).toBe(1);
     expect(r.save.seed.requests).toBe(2);
     const cold = r.cold!;
     expect(cold.checkpostIndex.correct).toBe(cold.checkpostIndex.total);
     expect(cold.checkpostIndex.answers.every((a) => a.via === "index")).toBe(true);
+    // After traffic the index does not know: still answered through it, and right; no GET /user with the login cached.
+    expect(cold.traffic.comments).toBe(5);
+    expect(cold.checkpostIndexLater.correct).toBe(cold.checkpostIndexLater.total);
+    expect(cold.checkpostIndexLater.answers.every((a) => a.via === "index")).toBe(true);
+    expect(cold.checkpostIndex.cost.maxRequests).toBeLessThanOrEqual(3);
+    expect(cold.firstCall.requests).toBe(cold.checkpostIndex.cost.requests + 1);
     expect(cold.checkpostFull.correct).toBe(cold.checkpostFull.total);
     expect(cold.checkpostFull.answers.every((a) => a.via === "full")).toBe(true);
     // The seed's algorithm is right on the plain case and wrong on the three traps.

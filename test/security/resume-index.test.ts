@@ -169,6 +169,8 @@ describe("a forged resume index never yields a forged answer", () => {
     await s.writeIndex();
     await s.forge((ix) => {
       Object.assign(ix.entries[0] as object, { commentId: c1.comment_id, id: c1.checkpoint.id });
+      // Without `at` the reader fetches the pointed comment by id; with it, it would read from there on and see the newer one.
+      delete (ix.entries[0] as Record<string, unknown>)["at"];
       ix.watermarkUpdatedAt = new Date(Date.parse(String(ix.watermarkUpdatedAt)) + 2000).toISOString(); // past the newer one, not past the body's edit
     });
     // Still a genuine checkpoint of this agent+session: never a forged or foreign one.

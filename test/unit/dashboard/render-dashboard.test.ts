@@ -58,8 +58,8 @@ describe("renderDashboard", () => {
       watermark: 6,
       watermarkUpdatedAt: new Date(at(540)).toISOString(),
       entries: [
-        { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, maxEpoch: 1 },
-        { agent: "pr-self-reviewer", session: "s1", commentId: 5, maxEpoch: 0 },
+        { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, at: new Date(at(420)).toISOString(), maxEpoch: 1 },
+        { agent: "pr-self-reviewer", session: "s1", commentId: 5, at: new Date(at(5)).toISOString(), maxEpoch: 0 },
       ],
       complete: true,
     });

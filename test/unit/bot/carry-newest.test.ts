@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { carryNewest } from "../../../src/bot/issue-rollover.ts";
+import { createSqliteProjectionStore, issueKey } from "../../../src/projection-store/index.ts";
+import { createProjection } from "../../../src/projection/index.ts";
+import type { ForgejoApi } from "../../../src/forgejo/index.ts";
+import { carriedBody } from "../../../src/rollover/carried-body.ts";
+import { cpBody } from "../projection/build-comments.ts";
+
+const repo = { owner: "o", repo: "r" };
+const t = (s: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, s)).toISOString();
+const upsert = (id: number, author: string, body: string) => ({ type: "upsert" as const, comment: { id, author, body, createdAt: t(id), updatedAt: t(id) } });
+const silent = { info: () => {}, warn: () => {} };
+
+/** The old issue #1 holds one checkpoint (comment 5); the successor #2 maybe a copy of it already. */
+async function setup(copyBy: string | null) {
+  const store = createSqliteProjectionStore(":memory:");
+  const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+  if (!lease) throw new Error("no lease");
+  const original = cpBody({ phase: "subtask_1_complete", seq: 1, id: "cp-00000005" });
+  await store.applyDelivery(issueKey(repo, 1), null, [upsert(5, "worker", original)]);
+  if (copyBy) await store.applyDelivery(issueKey(repo, 2), null, [upsert(9, copyBy, carriedBody(original, { issue: 1, commentId: 5 }))]);
+  const p = createProjection({ trustedAuthors: new Set(["worker", "bot"]) });
+  for (const c of await store.comments(issueKey(repo, 1))) p.restore(c);
+  const posts: string[] = [];
+  const api = { createComment: async (_r: unknown, _n: number, body: string) => (posts.push(body), { id: 100 + posts.length }) } as unknown as ForgejoApi;
+  const run = () => carryNewest({ api, store, repo, issue: 1, logger: silent, selfLogin: "bot" }, { name: lease.name, token: lease.token }, p.snapshot(), 2);
+  return { store, posts, run };
+}
+
+describe("carryNewest", () => {
+  it("records a copy the bot already posted (a crash before the record) instead of posting it again", async () => {
+    const s = await setup("bot");
+    expect(await s.run()).toBe(1);
+    expect(s.posts).toEqual([]);
+    expect((await s.store.issueMeta(issueKey(repo, 1))).carried).toEqual([{ from: 5, to: 9 }]);
+  });
+
+  it("a provenance line in someone else's comment does not stop the carry", async () => {
+    const s = await setup("mallory");
+    expect(await s.run()).toBe(1);
+    expect(s.posts).toHaveLength(1);
+    expect((await s.store.issueMeta(issueKey(repo, 1))).carried).toEqual([{ from: 5, to: 101 }]);
+    expect(await s.run()).toBe(0); // and once only
+  });
+});
