@@ -23,7 +23,7 @@ describe("JsonFileMap", () => {
 
   it("leaves the file alone when the value is already what it holds (no write on every save)", () => {
     map().set("a", 1);
-    const old = new Date(Date.now() - 60_000);
+    const old = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000); // whole seconds: set and read back exactly
     utimesSync(file, old, old);
     map().set("a", 1);
     expect(statSync(file).mtimeMs).toBe(old.getTime());
