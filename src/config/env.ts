@@ -70,9 +70,14 @@ export const ClientEnvSchema = z.object({
 export type ClientEnv = z.infer<typeof ClientEnvSchema>;
 
 /** Validate env with zod; the error names each bad variable and what it must be. */
-export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  // Only the schema's own variables (a shell has dozens of others; the schema would drop them anyway).
   // Empty strings (e.g. `FORGEJO_URL=` in .env) mean unset.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const cleaned: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const v = env[name];
+    if (v !== undefined && v !== "") cleaned[name] = v;
+  }
   const r = schema.safeParse(cleaned);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
