@@ -7,6 +7,14 @@ const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60,
 export type CliLogLevel = keyof typeof LEVELS;
 type Method = "debug" | "info" | "warn" | "error";
 
+/** Loads in flight, of every lazy logger: an entry that exits the process itself waits for them. */
+const loading = new Set<Promise<void>>();
+
+/** Resolves once every line logged so far through a lazy logger has been written. */
+export async function lazyLoggersSettled(): Promise<void> {
+  while (loading.size) await Promise.all([...loading]);
+}
+
 /**
  * A logger that loads and builds pino on the first line at or above `level`. Loading pino (its worker
  * thread and stream modules) and building it with the redaction paths is several milliseconds of every
@@ -17,11 +25,11 @@ type Method = "debug" | "info" | "warn" | "error";
  */
 export function lazyLogger(level: CliLogLevel, load: () => Promise<Logger>, fallback: (line: string) => void): CliLogger & { settled(): Promise<void> } {
   let logger: Logger | undefined;
-  let loading: Promise<void> | undefined;
+  let started: Promise<void> | undefined;
   const queue: [Method, unknown[]][] = [];
   const write = (l: Logger, name: Method, args: unknown[]) => (l[name] as (...a: unknown[]) => void)(...args);
-  const start = () =>
-    load().then(
+  const start = () => {
+    const p = load().then(
       (l) => {
         logger = l;
         for (const [name, args] of queue.splice(0)) write(l, name, args);
@@ -32,13 +40,17 @@ export function lazyLogger(level: CliLogLevel, load: () => Promise<Logger>, fall
         for (const [name, args] of queue.splice(0)) fallback(JSON.stringify({ level: name, msg: args.filter((a) => typeof a === "string").join(" ") }));
       },
     );
+    loading.add(p);
+    void p.finally(() => loading.delete(p));
+    return p;
+  };
   const at =
     (name: Method): Logger[Method] =>
     (...args: unknown[]) => {
       if (LEVELS[name] < LEVELS[level]) return;
       if (logger) return write(logger, name, args);
       queue.push([name, args]);
-      loading ??= start();
+      started ??= start();
     };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), settled: () => loading ?? Promise.resolve() };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), settled: () => started ?? Promise.resolve() };
 }

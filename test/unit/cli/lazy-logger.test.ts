@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { lazyLogger } from "../../../src/cli/lazy-logger.ts";
+import { lazyLogger, lazyLoggersSettled } from "../../../src/cli/lazy-logger.ts";
 
 function sink() {
   const lines: string[] = [];
@@ -87,5 +87,32 @@ describe("lazyLogger", () => {
       { level: "error", msg: "gave up" },
     ]);
     expect(fallback.join("\n")).not.toContain("s3cret");
+  });
+
+  it("lazyLoggersSettled waits for every logger's lines (the hot entry exits only after it)", async () => {
+    const out = sink();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const log = lazyLogger(
+      "warn",
+      async () => {
+        await gate; // pino still loading when the command finishes
+        return pino({ level: "warn", base: null, timestamp: false }, out.stream);
+      },
+      noFallback,
+    );
+    log.warn("retrying POST");
+    let settled = false;
+    const waiting = lazyLoggersSettled().then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    expect(out.lines).toHaveLength(0);
+    release();
+    await waiting;
+    expect(out.msgs()).toEqual(["retrying POST"]);
   });
 });
