@@ -177,6 +177,25 @@ describe("the packed tarball", () => {
       const comments = await world.api().listComments({ owner: world.owner, repo: world.repo }, world.issue);
       expect(comments.map((c) => c.id)).toEqual(expect.arrayContaining(saved.map((s) => s.comment_id)));
     });
+
+    // hot.cjs holds only the hot commands' modules (scripts/bundle-cli.ts): each of them, through it.
+    it("runs every hot command (health, latest, latest --all-issues, resume) from the code-cached bundle", async () => {
+      const cli = (...args: string[]) =>
+        execFileAsync(process.execPath, ["node_modules/.bin/checkpost", ...args], {
+          cwd: app,
+          encoding: "utf8",
+          env: { ...process.env, FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.token, FORGEJO_REPOSITORY: `${world.owner}/${world.repo}`, CHECKPOST_CACHE_DIR: join(work, "cache-hot") },
+        });
+      await cli("save", "--agent", "w", "--session", "s", "--phase", "clone_complete", "--data", '{"step":3}');
+      const health = JSON.parse((await cli("health", "--agent", "w", "--session", "s", "--metrics", '{"q":1}')).stdout) as { issue: number };
+      expect(health.issue).toBe(world.issue);
+      const latest = JSON.parse((await cli("latest", "--agent", "w", "--session", "s")).stdout) as { phase: string; data: unknown };
+      expect(latest).toMatchObject({ phase: "clone_complete", data: { step: 3 } });
+      const all = (await cli("latest", "--all-issues", "--agent", "w", "--session", "s")).stdout;
+      expect(JSON.parse(all)).toMatchObject({ phase: "clone_complete" });
+      const resumed = JSON.parse((await cli("resume", "--agent", "w", "--session", "s", "--map", "implementation-worker")).stdout) as { resume_point: string; state: unknown };
+      expect(resumed).toMatchObject({ resume_point: "phase_2_subtasks", state: { step: 3 } });
+    });
   });
 });
 
