@@ -16,8 +16,17 @@ import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
-import type { IssueMeta, ProjectionStore } from "../projection-store/index.ts";
+import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
+
+/**
+ * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
+ * an edit or delete of a recent checkpoint or health signal is folded from memory; older ones are read
+ * back from the store when needed. Memory is then per entry, not per comment.
+ */
+export const HOT_RECORDS = 16;
+/** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */
+const STORE_PAGE = 2000;
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -78,7 +87,7 @@ export class SessionTracker {
   private maintainAgain = false;
 
   constructor(readonly o: TrackerOptions) {
-    this.projection = createProjection(o.policy);
+    this.projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
     this.now = o.now ?? (() => new Date());
     this.storeKey = issueKey(o.repo, o.issue);
     this.dashboard = new DashboardWriter({
@@ -142,8 +151,44 @@ export class SessionTracker {
     await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
+    await this.readHistory();
     if (changed) this.afterChange();
     return changed;
+  }
+
+  /**
+   * The rare fallback of a bounded projection: an edit, delete or late comment
+   * reached records it no longer holds, so read those entries' comments back
+   * from the store (by id, only theirs) and fold them again.
+   */
+  private async readHistory(): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      const needed = this.projection.historyNeeded();
+      if (!needed.length) return;
+      const stored = await this.o.store.comments(this.storeKey, { ids: [...new Set(needed.flatMap((n) => n.ids))] });
+      for (const n of needed) {
+        const ids = new Set(n.ids);
+        this.projection.hydrate(
+          n.key,
+          stored.filter((c) => ids.has(c.id)),
+        );
+      }
+      this.o.logger.debug({ issue: this.key, entries: needed.length, comments: stored.length }, "read entry history back from the store");
+    }
+  }
+
+  /** Every stored comment, a page at a time. */
+  private async forEachStored(fn: (c: StoredComment) => void): Promise<number> {
+    let afterId = 0;
+    let n = 0;
+    for (;;) {
+      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE });
+      for (const c of page) fn(c);
+      n += page.length;
+      const last = page[page.length - 1];
+      if (!last || page.length < STORE_PAGE) return n;
+      afterId = last.id;
+    }
   }
 
   /**
@@ -154,6 +199,11 @@ export class SessionTracker {
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
+    if (this.projection.historyNeeded().length)
+      void this.readHistory().then(
+        () => this.afterChange(),
+        (e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "reading entry history from the store failed; the next change retries"),
+      );
     return changed;
   }
 
@@ -164,16 +214,18 @@ export class SessionTracker {
    */
   async start(): Promise<"store" | "forgejo"> {
     this.meta = await this.o.store.issueMeta(this.storeKey);
-    const stored = await this.o.store.comments(this.storeKey);
     const watermark = await this.o.store.watermark(this.storeKey);
-    if (!stored.length || !watermark) {
+    const stored = watermark
+      ? await this.forEachStored((c) => {
+          this.projection.restore(c);
+          if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
+        })
+      : 0;
+    if (!stored || !watermark) {
       await this.reconcile();
       return "forgejo";
     }
-    for (const c of stored) {
-      this.projection.restore(c);
-      if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
-    }
+    await this.readHistory();
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
     await this.poll();
     this.afterChange();
@@ -201,7 +253,9 @@ export class SessionTracker {
     );
     await folding;
     const gone: CommentEvent[] = [];
-    for (const c of await this.o.store.comments(this.storeKey)) if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+    await this.forEachStored((c) => {
+      if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+    });
     if (gone.length) changed = (await this.apply(gone)) || changed;
     // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
     changed = this.projection.retainOnly(listed) || changed;

@@ -5,7 +5,7 @@ import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/inde
 import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
 import { advanceWatermarkAll } from "../projection-store/advance-watermark-all.ts";
 import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
-import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
+import type { ApplyResult, CommentQuery, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
 import { migrate } from "./migrate.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 
@@ -237,8 +237,13 @@ export class PostgresProjectionStore implements ProjectionStore {
     );
   }
 
-  async comments(issue: IssueKey): Promise<StoredComment[]> {
-    return this.guard(async () => (await this.pool.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 ORDER BY comment_id`, [issue])).rows.map(toStored));
+  async comments(issue: IssueKey, q: CommentQuery = {}): Promise<StoredComment[]> {
+    const where = ["issue_key = $1"];
+    const args: unknown[] = [issue];
+    if (q.afterId !== undefined) where.push(`comment_id > $${args.push(q.afterId)}`);
+    if (q.ids !== undefined) where.push(`comment_id = ANY($${args.push([...q.ids])}::bigint[])`);
+    const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
+    return this.guard(async () => (await this.pool.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE ${where.join(" AND ")} ORDER BY comment_id${limit}`, args)).rows.map(toStored));
   }
 
   async commentCount(issue: IssueKey): Promise<number> {

@@ -29,6 +29,16 @@ export interface Watermark {
   idsInSecond: number[];
 }
 
+/** Which stored comments `comments` returns (all when empty); the options combine. */
+export interface CommentQuery {
+  /** Only ids above this one. */
+  afterId?: number;
+  /** At most this many (the lowest ids). */
+  limit?: number;
+  /** Only these ids. */
+  ids?: readonly number[];
+}
+
 /** What one `applyDelivery` did. */
 export interface ApplyResult {
   /** The delivery id had been applied before: nothing was changed. */
@@ -108,8 +118,12 @@ export interface ProjectionStore {
    * `deliveryId: null` (no delivery to dedupe). Advances the watermark.
    */
   applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult>;
-  /** Every stored comment of the issue, tombstones included, ascending by id. */
-  comments(issue: IssueKey): Promise<StoredComment[]>;
+  /**
+   * The stored comments of the issue, tombstones included, ascending by id:
+   * every one, or a page (`afterId`, `limit`: a restart reads the store page by
+   * page, never all bodies at once), or only the given `ids` (an entry's history).
+   */
+  comments(issue: IssueKey, query?: CommentQuery): Promise<StoredComment[]>;
   /** Number of live (not deleted) comments. */
   commentCount(issue: IssueKey): Promise<number>;
   watermark(issue: IssueKey): Promise<Watermark | null>;

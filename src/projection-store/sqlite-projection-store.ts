@@ -129,8 +129,19 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     async applyDelivery(issue, deliveryId, events) {
       return write(() => apply(issue, deliveryId, events));
     },
-    async comments(issue) {
-      return (st("SELECT * FROM comments WHERE issue = ? ORDER BY id").all(issue) as CommentRow[]).map(toStored);
+    async comments(issue, q = {}) {
+      const where = ["issue = ?"];
+      const args: (string | number)[] = [issue];
+      if (q.afterId !== undefined) {
+        where.push("id > ?");
+        args.push(q.afterId);
+      }
+      if (q.ids !== undefined) {
+        where.push("id IN (SELECT value FROM json_each(?))");
+        args.push(JSON.stringify(q.ids));
+      }
+      const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
+      return (st(`SELECT * FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as CommentRow[]).map(toStored);
     },
     async commentCount(issue) {
       return (st("SELECT COUNT(*) AS n FROM comments WHERE issue = ? AND deleted = 0").get(issue) as { n: number }).n;

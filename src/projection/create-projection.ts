@@ -4,18 +4,38 @@ import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
 import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.ts";
-import { deriveEntry } from "./derive-entry.ts";
+import { deriveEntry, finishFold, foldRecords, cloneFold, sealFold, startFold } from "./derive-entry.ts";
+import type { EntryFold } from "./derive-entry.ts";
 import { directiveOf } from "./directive-of.ts";
 import type { DerivedEntry } from "./derive-entry.ts";
 import { entryKey } from "./entry-key.ts";
 import type { Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
-import { insertSorted, removeSorted } from "./sorted-ids.ts";
+import { RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
+import { insertSorted, removeSorted, indexOfSorted } from "./sorted-ids.ts";
 import { compareVersions, toStoredRecord } from "./stored-comment.ts";
 import type { StoredRecord, Version } from "./stored-comment.ts";
 
 export interface ProjectionOptions {
   /** Bounds passed to the protocol reader. */
   readerLimits?: Partial<ReaderLimits>;
+  /**
+   * Keep at most about twice this many records per agent+session in memory
+   * (the bot): older ones are folded into a small state and dropped. A change
+   * that reaches a dropped record (an edit or delete of it, a comment arriving
+   * older than them) makes the entry ask for its history (`historyNeeded`),
+   * which the caller reads from its store and gives back (`hydrate`).
+   * Unset: every record is kept (one-shot readers, the CLI).
+   */
+  hotRecords?: number;
+}
+
+/** An agent+session whose dropped records are needed again, and their comment ids. */
+export interface HistoryRequest {
+  key: string;
+  agent: string;
+  session: string;
+  /** Ascending; the caller gives back the comments with these ids it holds (deleted ones too). */
+  ids: number[];
 }
 
 /** Fold of the session issue's comments into per-agent state. See docs/projection.md. */
@@ -36,6 +56,13 @@ export interface Projection {
    * only for protocol comments. Deleted ones become tombstones.
    */
   restore(c: RestoredComment): void;
+  /** Entries (with `hotRecords`) that need their dropped records back; empty when none does. */
+  historyNeeded(): HistoryRequest[];
+  /**
+   * Give an entry its history back: the stored comments of the ids asked for
+   * (any others are ignored). The entry is then derived from every record again.
+   */
+  hydrate(key: string, comments: readonly RestoredComment[]): void;
   snapshot(): ProjectionSnapshot;
   resume(agent: string, session: string, phaseMap: Readonly<PhaseMap>): ResumeAnswer;
   /** The resume point of agent+session, or, without session, the newest across the agent's sessions. */
@@ -68,6 +95,8 @@ interface Held {
   record: StoredRecord | null;
   /** Set instead of a record for a comment that is counted, not stored (see `Note`). */
   note: Note | null;
+  /** The entry this comment's record was folded into and dropped from (hotRecords). */
+  cold?: KeyState;
 }
 /**
  * What is kept of a comment the projection does not store: a protocol (or
@@ -89,11 +118,22 @@ interface Tomb {
   deleted: Anomaly | null;
 }
 interface KeyState {
+  key: string;
   agent: string;
   session: string;
-  /** Comment ids, ascending. */
+  /** Comment ids whose records are held, ascending. */
   ids: number[];
   derived: DerivedEntry | null;
+  /** The fold of the records dropped so far (hotRecords), all older than `ids` unless `stale`. */
+  fold: EntryFold | null;
+  /** Highest dropped id (0: none). */
+  sealedUpTo: number;
+  /** Dropped ids still in this entry, ascending. */
+  coldIds: number[];
+  /** Dropped ids since deleted: their tombstone's anomaly needs the body back. */
+  tombIds: number[];
+  /** A change reached the dropped records: `fold` is no longer right until `hydrate`. */
+  stale: boolean;
 }
 
 function checkComment(c: CommentRecord): { updatedMs: number } {
@@ -120,6 +160,8 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     ...(options.readerLimits !== undefined ? { readerLimits: options.readerLimits } : {}),
   };
   const maxBodyBytes = options.readerLimits?.maxBodyBytes ?? DEFAULT_READER_LIMITS.maxBodyBytes;
+  const hot = options.hotRecords;
+  if (hot !== undefined && (!Number.isSafeInteger(hot) || hot < 1)) throw new ProtocolInputError(`hotRecords must be a positive integer, got ${String(hot)}`);
   const live = new Map<number, Held>();
   const untrustedAuthors = new Map<string, AuthorTally>();
   const tombs = new Map<number, Tomb>();
@@ -143,11 +185,52 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     }
     let k = keys.get(r.key);
     if (!k) {
-      k = { agent: r.agent as string, session: r.session as string, ids: [], derived: null };
+      k = { key: r.key, agent: r.agent as string, session: r.session as string, ids: [], derived: null, fold: null, sealedUpTo: 0, coldIds: [], tombIds: [], stale: false };
       keys.set(r.key, k);
     }
     insertSorted(k.ids, r.commentId);
     k.derived = null;
+    // Older than what was dropped, or a rewind to a dropped checkpoint: the fold must be redone from the history.
+    if (k.sealedUpTo > 0 && (r.commentId <= k.sealedUpTo || (r.kind === "control" && r.control.action === "rewind" && (r.control.target ?? 0) <= k.sealedUpTo))) k.stale = true;
+    seal(k);
+  };
+  /** Unlink a dropped comment from its entry (edit, delete); the entry needs its history again. */
+  const detachCold = (held: Held, id: number, deleted: boolean) => {
+    const k = held.cold;
+    if (!k) return;
+    delete held.cold;
+    removeSorted(k.coldIds, id);
+    if (deleted) insertSorted(k.tombIds, id);
+    k.stale = true;
+    k.derived = null;
+  };
+  /**
+   * Fold the oldest records of an entry and drop them, keeping `hot` of them
+   * (and any checkpoint a held rewind points to: rewinds find their target
+   * among the records folded with them). Amortised: runs at twice `hot`.
+   */
+  const seal = (k: KeyState) => {
+    if (hot === undefined || k.stale || k.ids.length <= 2 * hot) return;
+    let n = k.ids.length - hot;
+    for (let i = n; i < k.ids.length; i++) {
+      const r = live.get(k.ids[i] as number)?.record;
+      if (r?.kind === "control" && r.control.action === "rewind") {
+        const j = indexOfSorted(k.ids, r.control.target ?? 0);
+        if (j >= 0 && j < n) n = j;
+      }
+    }
+    if (n <= 0) return;
+    const batch: StoredRecord[] = [];
+    for (const id of k.ids.slice(0, n)) {
+      const held = live.get(id) as Held;
+      batch.push(held.record as StoredRecord);
+      held.record = null;
+      held.cold = k;
+      k.coldIds.push(id);
+    }
+    k.ids.splice(0, n);
+    k.fold = sealFold(foldRecords(k.fold ?? startFold(k.agent, k.session), batch), RECENT_CHECKPOINTS);
+    k.sealedUpTo = batch[batch.length - 1]?.commentId ?? k.sealedUpTo;
   };
   const detach = (r: StoredRecord) => {
     if (r.key === null) {
@@ -157,13 +240,17 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     const k = keys.get(r.key);
     if (!k) return;
     removeSorted(k.ids, r.commentId);
-    if (k.ids.length === 0) keys.delete(r.key);
+    if (k.ids.length === 0 && k.coldIds.length === 0 && k.tombIds.length === 0) keys.delete(r.key);
     else k.derived = null;
   };
-  const markDirty = (r: StoredRecord | null) => {
+  const markDirty = (r: StoredRecord | null, held?: Held) => {
     if (r?.key != null) {
       const k = keys.get(r.key);
       if (k) k.derived = null;
+    }
+    if (held?.cold) {
+      held.cold.stale = true;
+      held.cold.derived = null;
     }
   };
 
@@ -229,9 +316,9 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     return { note, record: note ? null : toStoredRecord(c, version, ctx) };
   };
 
-  const upsert = (c: CommentRecord): boolean => {
+  const upsert = (c: CommentRecord, knownHash?: string, knownMulti = false): boolean => {
     const { updatedMs } = checkComment(c);
-    const hash = bodyHash(c.body);
+    const hash = knownHash ?? bodyHash(c.body);
     const tomb = tombs.get(c.id);
     if (tomb) {
       // Deleted for good; a late copy only tells us what it was.
@@ -249,11 +336,12 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       if (cmp < 0) {
         if (!newlyMulti) return false;
         held.version.multi = true;
-        markDirty(held.record);
+        markDirty(held.record, held);
         return true;
       }
       held.version = { updatedMs, hash, multi: held.version.multi || newlyMulti };
       if (held.record) detach(held.record);
+      detachCold(held, c.id, false);
       dropNote(held.note, c.id);
       const next = store(c, held.version);
       held.record = next.record;
@@ -261,7 +349,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       if (held.record) attach(held.record);
       addNote(held.note, c);
     } else {
-      const version: Version = { updatedMs, hash, multi: false };
+      const version: Version = { updatedMs, hash, multi: knownMulti };
       const { record, note } = store(c, version);
       live.set(c.id, { version, record, note });
       if (record) attach(record);
@@ -282,6 +370,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     }
     let deleted: Anomaly | null = null;
     dropNote(held.note, id);
+    detachCold(held, id, true);
     if (held.record) {
       detach(held.record);
       if (held.record.kind === "checkpoint") deleted = deletedAnomaly(id, held.record.checkpoint, held.record.htmlUrl);
@@ -306,9 +395,47 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
   const derived = (k: KeyState): DerivedEntry => {
     if (!k.derived) {
       const records = k.ids.map((id) => live.get(id)?.record).filter((r): r is StoredRecord => r != null);
-      k.derived = deriveEntry(k.agent, k.session, records);
+      // A stale entry is served from its last fold and held records until `hydrate` (best effort, briefly).
+      k.derived = k.fold ? finishFold(foldRecords(cloneFold(k.fold), records)) : deriveEntry(k.agent, k.session, records);
     }
     return k.derived;
+  };
+
+  const hydrate = (key: string, comments: readonly RestoredComment[]) => {
+    const k = keys.get(key);
+    if (!k?.stale) return;
+    const records: StoredRecord[] = [];
+    for (const id of k.ids) {
+      const r = live.get(id)?.record;
+      if (r) records.push(r);
+    }
+    const cold = new Set(k.coldIds);
+    const tombIds = new Set(k.tombIds);
+    for (const c of comments) {
+      if (c.body === null) continue;
+      const cr: CommentRecord = { id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}) };
+      const tomb = tombs.get(c.id);
+      if (tomb && tombIds.has(c.id)) {
+        const p = noteFor(cr) ? ({ kind: "none" } as const) : parseComment(c.body, ctx.readerLimits);
+        tomb.deleted = p.kind === "checkpoint" ? deletedAnomaly(c.id, p.checkpoint, c.htmlUrl) : null;
+        continue;
+      }
+      const held = live.get(c.id);
+      if (!held || held.cold !== k || !cold.has(c.id)) continue;
+      const r = toStoredRecord(cr, held.version, ctx);
+      delete held.cold;
+      held.record = r?.key === key ? r : null;
+      if (held.record) records.push(held.record);
+    }
+    // Dropped ids the caller did not give back are left out of the entry (their comments stay counted).
+    for (const id of k.coldIds) {
+      const held = live.get(id);
+      if (held?.cold === k) delete held.cold;
+    }
+    records.sort((a, b) => a.commentId - b.commentId);
+    Object.assign(k, { ids: records.map((r) => r.commentId), derived: null, fold: null, sealedUpTo: 0, coldIds: [], tombIds: [], stale: false });
+    if (k.ids.length === 0) keys.delete(key);
+    else seal(k);
   };
 
   /**
@@ -390,11 +517,13 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     restore(c) {
       if (c.hash !== "") {
         if (c.body !== null) {
-          upsert({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}) });
+          // The stored digest is bodyHash(body): not computed again (50,000 comments: ~70 ms).
+          // `multi` goes in with the first version, before its record can be folded away (hotRecords).
+          upsert({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}) }, c.hash, c.multi);
           const held = live.get(c.id);
           if (held && c.multi && !held.version.multi) {
             held.version.multi = true; // the record shares this object
-            markDirty(held.record);
+            markDirty(held.record, held);
           }
         } else if (!live.has(c.id) && !tombs.has(c.id)) {
           const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
@@ -405,6 +534,12 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       }
       if (c.deleted) remove(c.id);
     },
+    historyNeeded() {
+      const out: HistoryRequest[] = [];
+      for (const k of keys.values()) if (k.stale) out.push({ key: k.key, agent: k.agent, session: k.session, ids: [...k.coldIds, ...k.tombIds].sort((a, b) => a - b) });
+      return out;
+    },
+    hydrate,
     snapshot() {
       refreshWatermark();
       const entries = [...keys.values()].map((k) => derived(k).entry).sort((a, b) => compareCodePoints(a.agent, b.agent) || compareCodePoints(a.session, b.session));
