@@ -10,10 +10,8 @@ const ISSUE = "o/r#1";
 const policy = { trustedAuthors: new Set(["agent"]) };
 const t0 = Date.parse("2026-11-29T10:00:00Z");
 const ts = "2026-11-29T10:00:00";
-const cp = (session: string, phase: string, o: { id?: string; seq?: number; epoch?: number } = {}) =>
-  formatCheckpoint({ agent: "a", session, phase, timestamp: ts, data: { phase } as never, ...o });
-const ctl = (action: "pause" | "unpause" | "rewind" | "release", o: { target?: number; epoch?: number } = {}) =>
-  formatControl({ agent: "a", session: "s1", timestamp: ts, action, by: "alice", ...o });
+const cp = (session: string, phase: string, o: { id?: string; seq?: number; epoch?: number } = {}) => formatCheckpoint({ agent: "a", session, phase, timestamp: ts, data: { phase } as never, ...o });
+const ctl = (action: "pause" | "unpause" | "rewind" | "release", o: { target?: number; epoch?: number } = {}) => formatControl({ agent: "a", session: "s1", timestamp: ts, action, by: "alice", ...o });
 const bodies = [
   cp("s1", "clone_complete"),
   cp("s1", "commit_complete", { id: "cp-aaaaaaaa", seq: 1, epoch: 1 }),
@@ -102,7 +100,10 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
     const events: CommentEvent[] = [];
     for (let id = 1; id <= 50; id++) {
       const at = new Date(t0 + id * 1000).toISOString();
-      events.push({ type: "upsert", comment: { id, author: "agent", body: id % 2 ? cp("s1", `phase_${id}`) : formatHealth({ agent: "a", session: "s1", timestamp: ts, metrics: { id } as never }), createdAt: at, updatedAt: at } });
+      events.push({
+        type: "upsert",
+        comment: { id, author: "agent", body: id % 2 ? cp("s1", `phase_${id}`) : formatHealth({ agent: "a", session: "s1", timestamp: ts, metrics: { id } as never }), createdAt: at, updatedAt: at },
+      });
     }
     await store.applyDelivery(ISSUE, null, events);
     p.applyAll(events);
@@ -121,7 +122,12 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
     expect(await hydrateFrom(p, store)).toBe(1);
     expect(p.latest("a", "s1")?.commentId).toBe(43);
     expect(p.latest("a", "s1")?.data).toEqual({ phase: "phase_43" });
-    expect(p.anomalies().filter((a) => a.kind === "deleted-checkpoint").map((a) => a.commentId)).toEqual([45, 47, 49]);
+    expect(
+      p
+        .anomalies()
+        .filter((a) => a.kind === "deleted-checkpoint")
+        .map((a) => a.commentId),
+    ).toEqual([45, 47, 49]);
     await store.close();
   });
 
