@@ -17,7 +17,7 @@ import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
 import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
-import { issueKey } from "../projection-store/index.ts";
+import { issueKey, parseSealedState } from "../projection-store/index.ts";
 
 /**
  * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
@@ -27,6 +27,8 @@ import { issueKey } from "../projection-store/index.ts";
 export const HOT_RECORDS = 16;
 /** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */
 const STORE_PAGE = 2000;
+/** How often (at most) the projection's folded state is written to the store, besides on stop. */
+const SEALED_STATE_EVERY_MS = 60_000;
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -215,12 +217,17 @@ export class SessionTracker {
   async start(): Promise<"store" | "forgejo"> {
     this.meta = await this.o.store.issueMeta(this.storeKey);
     const watermark = await this.o.store.watermark(this.storeKey);
+    const state = watermark ? await this.o.store.projectionState(this.storeKey) : null;
+    const sealed = state === null ? null : parseSealedState(state);
+    if (state !== null && !(sealed && this.projection.restoreSealed(sealed)))
+      this.o.logger.info({ issue: this.key }, "stored projection state not usable (another trust policy or version): parsing every stored comment");
     const stored = watermark
       ? await this.forEachStored((c) => {
           this.projection.restore(c);
           if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
         })
       : 0;
+    this.projection.restoreDone();
     if (!stored || !watermark) {
       await this.reconcile();
       return "forgejo";
@@ -315,6 +322,13 @@ export class SessionTracker {
   }
 
   private stopped = false;
+  private sealedWrittenAt = 0;
+
+  /** Write what the projection folded away, so the next start parses only the newest comments. */
+  async storeSealedState(): Promise<void> {
+    this.sealedWrittenAt = Date.now();
+    await this.o.store.putProjectionState(this.storeKey, JSON.stringify(this.projection.sealedState()));
+  }
 
   stop(): void {
     this.stopped = true;
@@ -436,6 +450,7 @@ export class SessionTracker {
         const removed = [...this.persisted.entries()].filter(([k]) => !current.has(k)).map(([, e]) => ({ agent: e.agent, session: e.session }));
         if (changed.length || removed.length) await this.o.store.putEntries(this.storeKey, changed, removed);
         this.persisted = current;
+        if (Date.now() - this.sealedWrittenAt >= SEALED_STATE_EVERY_MS) await this.storeSealedState();
       })
       .catch((e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "storing entries failed; will retry on the next change"))
       .finally(() => {

@@ -260,7 +260,7 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   async clearIssue(issue: IssueKey): Promise<void> {
     await this.tx(async (c) => {
-      for (const t of ["checkpost_comments", "checkpost_watermarks", "checkpost_entries", "checkpost_resume_index", "checkpost_alerts", "checkpost_issue_meta"])
+      for (const t of ["checkpost_comments", "checkpost_watermarks", "checkpost_entries", "checkpost_resume_index", "checkpost_alerts", "checkpost_issue_meta", "checkpost_projection_state"])
         await c.query(`DELETE FROM ${t} WHERE issue_key = $1`, [issue]);
     });
   }
@@ -319,6 +319,14 @@ export class PostgresProjectionStore implements ProjectionStore {
   }
 
   // ---- derived state --------------------------------------------------------
+
+  async putProjectionState(issue: IssueKey, state: string): Promise<void> {
+    await this.guard(() => this.pool.query("INSERT INTO checkpost_projection_state (issue_key, state) VALUES ($1, $2) ON CONFLICT (issue_key) DO UPDATE SET state = excluded.state", [issue, state]));
+  }
+
+  async projectionState(issue: IssueKey): Promise<string | null> {
+    return this.guard(async () => (await this.pool.query<{ state: string }>("SELECT state FROM checkpost_projection_state WHERE issue_key = $1", [issue])).rows[0]?.state ?? null);
+  }
 
   async putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed: readonly { agent: string; session: string }[] = []): Promise<void> {
     if (!entries.length && !removed.length) return;

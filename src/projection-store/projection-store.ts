@@ -132,6 +132,15 @@ export interface ProjectionStore {
   /** Issues with anything stored. */
   issues(): Promise<IssueKey[]>;
 
+  /**
+   * The bot's projection state of the issue as JSON text (what a bounded
+   * projection folded away, `Projection.sealedState`), so a restart parses only
+   * the newest comments. Any process may write it: it names its trust policy,
+   * and a stale one only costs parsing. Null when none was written.
+   */
+  putProjectionState(issue: IssueKey, state: string): Promise<void>;
+  projectionState(issue: IssueKey): Promise<string | null>;
+
   /** Replace the entries of the given agent+sessions (by agent, session); `removed` keys are deleted. */
   putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed?: readonly { agent: string; session: string }[]): Promise<void>;
   /** Entries sorted by agent then session (code points). */

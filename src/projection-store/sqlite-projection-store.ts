@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS comments (
 CREATE TABLE IF NOT EXISTS watermarks (issue TEXT PRIMARY KEY, second INTEGER NOT NULL, ids TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (issue TEXT NOT NULL, agent TEXT NOT NULL, session TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (issue, agent, session)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS resume_index (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_state (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS alerts (issue TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (issue, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS issue_meta (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, issue TEXT NOT NULL, at_ms INTEGER NOT NULL);
@@ -151,11 +152,17 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     },
     async clearIssue(issue) {
       write(() => {
-        for (const t of ["comments", "watermarks", "entries", "resume_index", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
+        for (const t of ["comments", "watermarks", "entries", "resume_index", "projection_state", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
       });
     },
     async issues() {
       return (st("SELECT DISTINCT issue FROM comments UNION SELECT issue FROM issue_meta ORDER BY 1").all() as { issue: string }[]).map((r) => r.issue);
+    },
+    async putProjectionState(issue, state) {
+      write(() => st("INSERT OR REPLACE INTO projection_state (issue, json) VALUES (?, ?)").run(issue, state));
+    },
+    async projectionState(issue) {
+      return (st("SELECT json FROM projection_state WHERE issue = ?").get(issue) as { json: string } | undefined)?.json ?? null;
     },
     async putEntries(issue, entries, removed = []) {
       write(() => {

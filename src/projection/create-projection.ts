@@ -29,6 +29,28 @@ export interface ProjectionOptions {
   hotRecords?: number;
 }
 
+/**
+ * What a bounded projection folded away, per agent+session, so a restart need
+ * not parse those comments again (see `sealedState`/`restoreSealed`). Plain
+ * JSON once `firstById` is written as pairs; only valid for the same trust
+ * policy (`policy`).
+ */
+export interface SealedState {
+  v: 1;
+  /** Fingerprint of the trust policy the folds were made under (trust and signature checks are in them). */
+  policy: string;
+  entries: SealedEntry[];
+}
+export interface SealedEntry {
+  key: string;
+  agent: string;
+  session: string;
+  sealedUpTo: number;
+  fold: Omit<EntryFold, "firstById"> & { firstById: [string, number][] };
+  /** The folded comments' versions: id, updated (ms), body digest, multi, ascending by id. A stored comment that differs is parsed again. */
+  cold: [number, number, string, boolean][];
+}
+
 /** An agent+session whose dropped records are needed again, and their comment ids. */
 export interface HistoryRequest {
   key: string;
@@ -56,6 +78,17 @@ export interface Projection {
    * only for protocol comments. Deleted ones become tombstones.
    */
   restore(c: RestoredComment): void;
+  /** With `hotRecords`: what is folded away now (to store, for the next restart). */
+  sealedState(): SealedState;
+  /**
+   * Before any `restore`: take a SealedState back. Each restored comment it
+   * names with the same digest is then taken as folded, not parsed; the rest are
+   * restored as usual, and any entry it no longer fits asks for its history.
+   * Ignored (false) when it was made under another trust policy.
+   */
+  restoreSealed(state: SealedState): boolean;
+  /** After the last `restore`: entries whose folded comments were not all restored ask for history. */
+  restoreDone(): void;
   /** Entries (with `hotRecords`) that need their dropped records back; empty when none does. */
   historyNeeded(): HistoryRequest[];
   /**
@@ -170,6 +203,9 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
   let maxId = 0;
   let maxUpdatedMs = Number.NEGATIVE_INFINITY;
   let watermarkDirty = false;
+  const policyPrint = bodyHash(JSON.stringify([[...ctx.trustedAuthors].sort(), ctx.signingKey ?? null, hot ?? 0]));
+  /** From restoreSealed until restoreDone: comment id → the entry it was folded into, and its digest. */
+  let pendingCold: Map<number, { k: KeyState; updatedMs: number; hash: string; multi: boolean }> | null = null;
 
   const attach = (r: StoredRecord) => {
     if (r.key === null) {
@@ -240,7 +276,8 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     const k = keys.get(r.key);
     if (!k) return;
     removeSorted(k.ids, r.commentId);
-    if (k.ids.length === 0 && k.coldIds.length === 0 && k.tombIds.length === 0) keys.delete(r.key);
+    // An entry with a fold stays until `hydrate` decides (its folded comments may still be restoring).
+    if (k.ids.length === 0 && k.fold === null) keys.delete(r.key);
     else k.derived = null;
   };
   const markDirty = (r: StoredRecord | null, held?: Held) => {
@@ -514,7 +551,55 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       for (const id of [...live.keys()]) if (!listed.has(id)) changed = remove(id) || changed;
       return changed;
     },
+    sealedState() {
+      const entries: SealedEntry[] = [];
+      for (const k of keys.values()) {
+        if (!k.fold || k.stale) continue;
+        const cold: [number, number, string, boolean][] = [];
+        for (const id of k.coldIds) {
+          const v = live.get(id)?.version;
+          if (v) cold.push([id, v.updatedMs, v.hash, v.multi]);
+        }
+        entries.push({ key: k.key, agent: k.agent, session: k.session, sealedUpTo: k.sealedUpTo, fold: { ...k.fold, firstById: [...k.fold.firstById] }, cold });
+      }
+      return { v: 1, policy: policyPrint, entries };
+    },
+    restoreSealed(state) {
+      if (state.policy !== policyPrint || hot === undefined) return false;
+      pendingCold = new Map();
+      for (const e of state.entries) {
+        const fold: EntryFold = { ...e.fold, firstById: new Map(e.fold.firstById) };
+        const k: KeyState = { key: e.key, agent: e.agent, session: e.session, ids: [], derived: null, fold, sealedUpTo: e.sealedUpTo, coldIds: [], tombIds: [], stale: false };
+        keys.set(e.key, k);
+        for (const [id, updatedMs, hash, multi] of e.cold) pendingCold.set(id, { k, updatedMs, hash, multi });
+      }
+      return true;
+    },
+    restoreDone() {
+      if (!pendingCold) return;
+      // Folded comments no longer stored as they were (changed, deleted, gone): those entries fold again from history.
+      for (const [, { k }] of pendingCold) {
+        k.stale = true;
+        k.derived = null;
+      }
+      pendingCold = null;
+    },
     restore(c) {
+      const sealed = pendingCold?.get(c.id);
+      if (sealed && pendingCold) {
+        pendingCold.delete(c.id);
+        const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
+        if (!c.deleted && updatedMs === sealed.updatedMs && c.hash === sealed.hash && c.multi === sealed.multi && !live.has(c.id)) {
+          live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: sealed.k });
+          sealed.k.coldIds.push(c.id);
+          if (c.id > maxId) maxId = c.id;
+          if (updatedMs > maxUpdatedMs) maxUpdatedMs = updatedMs;
+          return;
+        }
+        sealed.k.stale = true;
+        sealed.k.derived = null;
+        if (c.deleted) insertSorted(sealed.k.tombIds, c.id);
+      }
       if (c.hash !== "") {
         if (c.body !== null) {
           // The stored digest is bodyHash(body): not computed again (50,000 comments: ~70 ms).

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentEvent, Projection } from "../../../src/projection/index.ts";
-import { createSqliteProjectionStore } from "../../../src/projection-store/index.ts";
+import { createSqliteProjectionStore, parseSealedState } from "../../../src/projection-store/index.ts";
 import type { ProjectionStore } from "../../../src/projection-store/index.ts";
 import { formatCheckpoint, formatControl, formatHealth } from "../../../src/protocol/index.ts";
 
@@ -70,23 +70,36 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
   it("equals the projection that keeps every record, whatever the events (edits, deletes, late comments, rewinds)", async () => {
     let asked = 0;
     await fc.assert(
-      fc.asyncProperty(eventsArb, fc.constantFrom(1, 2), async (events, hotRecords) => {
+      fc.asyncProperty(eventsArb, fc.constantFrom(1, 2), fc.nat({ max: 60 }), async (events, hotRecords, cut) => {
         const full = createProjection(policy);
         const bounded = createProjection(policy, { hotRecords });
         const store = createSqliteProjectionStore(":memory:");
+        // The folded state as a restart finds it in the store: written at some point, then more events came.
+        let state: string | null = null;
         for (const [i, e] of events.entries()) {
+          if (i === cut) state = JSON.stringify(bounded.sealedState());
           full.apply(e);
           await store.applyDelivery(ISSUE, `d${i}`, [e]);
           bounded.apply(e);
           asked += await hydrateFrom(bounded, store);
           expect(bounded.historyNeeded()).toEqual([]);
         }
+        state ??= JSON.stringify(bounded.sealedState());
         const restored = createProjection(policy, { hotRecords });
         for (const c of await store.comments(ISSUE)) restored.restore(c);
         asked += await hydrateFrom(restored, store);
+        // A restart that starts from the stored folds and parses only the rest.
+        const fromState = createProjection(policy, { hotRecords });
+        const parsed = parseSealedState(state);
+        expect(parsed).not.toBeNull();
+        expect(fromState.restoreSealed(parsed as NonNullable<typeof parsed>)).toBe(true);
+        for (const c of await store.comments(ISSUE)) fromState.restore(c);
+        fromState.restoreDone();
+        asked += await hydrateFrom(fromState, store);
         await store.close();
         expect(bounded.snapshot()).toEqual(full.snapshot());
         expect(restored.snapshot()).toEqual(full.snapshot());
+        expect(fromState.snapshot()).toEqual(full.snapshot());
       }),
       { numRuns: 400 },
     );
@@ -129,6 +142,14 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
         .map((a) => a.commentId),
     ).toEqual([45, 47, 49]);
     await store.close();
+  });
+
+  it("a stored state made under another trust policy is not used", () => {
+    const a = createProjection(policy, { hotRecords: 2 });
+    const b = createProjection({ trustedAuthors: new Set(["agent", "mallory"]) }, { hotRecords: 2 });
+    expect(b.restoreSealed(a.sealedState())).toBe(false);
+    expect(parseSealedState("{not json")).toBeNull();
+    expect(parseSealedState(JSON.stringify({ v: 2, policy: "x", entries: [] }))).toBeNull();
   });
 
   it("refuses a hotRecords that is not a positive integer", () => {
