@@ -71,6 +71,9 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
+  // SQLite's own default page cache (2 MiB), not better-sqlite3's 16 MiB: a restart reads the whole
+  // comments table once and the cache would keep it resident; the OS page cache serves re-reads.
+  db.pragma("cache_size = -2000");
   migrate(db);
 
   const cache = new Map<string, Database.Statement>();
