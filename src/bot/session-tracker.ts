@@ -179,13 +179,20 @@ export class SessionTracker {
     }
   }
 
-  /** Every stored comment, a page at a time. */
-  private async forEachStored(fn: (c: StoredComment) => void): Promise<number> {
+  /**
+   * Every stored comment, a page at a time. With `claim`, a page is read without
+   * bodies and `claim` takes what needs none (folded comments); only the rest
+   * are read again with their bodies (a restart: most bodies stay in the store).
+   */
+  private async forEachStored(fn: (c: StoredComment) => void, claim?: (c: StoredComment) => boolean): Promise<number> {
     let afterId = 0;
     let n = 0;
     for (;;) {
-      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE });
-      for (const c of page) fn(c);
+      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE, ...(claim ? { bodies: false } : {}) });
+      if (claim) {
+        const rest = page.filter((c) => !claim(c)).map((c) => c.id);
+        if (rest.length) for (const c of await this.o.store.comments(this.storeKey, { ids: rest })) fn(c);
+      } else for (const c of page) fn(c);
       n += page.length;
       const last = page[page.length - 1];
       if (!last || page.length < STORE_PAGE) return n;
@@ -221,12 +228,19 @@ export class SessionTracker {
     const sealed = state === null ? null : parseSealedState(state);
     if (state !== null && !(sealed && this.projection.restoreSealed(sealed)))
       this.o.logger.info({ issue: this.key }, "stored projection state not usable (another trust policy or version): parsing every stored comment");
-    const stored = watermark
-      ? await this.forEachStored((c) => {
-          this.projection.restore(c);
-          if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
-        })
-      : 0;
+    const restore = (c: StoredComment) => {
+      this.projection.restore(c);
+      if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
+    };
+    // With a usable state, folded comments are taken without their bodies; the bot's own comments are read whole (its alert keys).
+    const self = this.o.selfLogin.toLowerCase();
+    const claim = (c: StoredComment) => {
+      if (c.author.toLowerCase() === self) return false;
+      const claimed = this.projection.claimFolded(c);
+      if (claimed) this.noteTime(c.updatedAt);
+      return claimed;
+    };
+    const stored = watermark ? await this.forEachStored(restore, sealed ? claim : undefined) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
       await this.reconcile();
@@ -340,9 +354,13 @@ export class SessionTracker {
     while (this.persisting) await this.persisting;
   }
 
-  private noteComment(c: CommentRecord): void {
-    const t = Date.parse(c.updatedAt);
+  private noteTime(updatedAt: string): void {
+    const t = Date.parse(updatedAt);
     if (t > this.pollFromMs) this.pollFromMs = t;
+  }
+
+  private noteComment(c: CommentRecord): void {
+    this.noteTime(c.updatedAt);
     if (c.author.toLowerCase() === this.o.selfLogin.toLowerCase()) {
       const key = parseAlert(c.body);
       if (key) this.alerted.add(key);

@@ -243,7 +243,12 @@ export class PostgresProjectionStore implements ProjectionStore {
     if (q.afterId !== undefined) where.push(`comment_id > $${args.push(q.afterId)}`);
     if (q.ids !== undefined) where.push(`comment_id = ANY($${args.push([...q.ids])}::bigint[])`);
     const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
-    return this.guard(async () => (await this.pool.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE ${where.join(" AND ")} ORDER BY comment_id${limit}`, args)).rows.map(toStored));
+    const cols = q.bodies === false ? `${COLS.replace("body,", "NULL::text AS body,")}, body IS NOT NULL AS has_body` : COLS;
+    return this.guard(async () =>
+      (await this.pool.query<CommentRow & { has_body?: boolean }>(`SELECT ${cols} FROM checkpost_comments WHERE ${where.join(" AND ")} ORDER BY comment_id${limit}`, args)).rows.map((r) =>
+        r.has_body ? { ...toStored(r), bodyOmitted: true } : toStored(r),
+      ),
+    );
   }
 
   async commentCount(issue: IssueKey): Promise<number> {

@@ -37,6 +37,8 @@ export interface CommentQuery {
   limit?: number;
   /** Only these ids. */
   ids?: readonly number[];
+  /** false: leave bodies out (null, `bodyOmitted: true` where one is stored): a restart reads them only for comments it parses. */
+  bodies?: boolean;
 }
 
 /** What one `applyDelivery` did. */

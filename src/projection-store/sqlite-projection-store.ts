@@ -145,6 +145,12 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
         args.push(JSON.stringify(q.ids));
       }
       const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
+      if (q.bodies === false) {
+        const cols = "id, author, created_at, updated_at, html_url, hash, multi, NULL AS body, deleted, body IS NOT NULL AS has_body";
+        return (st(`SELECT ${cols} FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as (CommentRow & { has_body: number })[]).map((r) =>
+          r.has_body ? { ...toStored(r), bodyOmitted: true } : toStored(r),
+        );
+      }
       return (st(`SELECT * FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as CommentRow[]).map(toStored);
     },
     async commentCount(issue) {

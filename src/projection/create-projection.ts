@@ -89,6 +89,12 @@ export interface Projection {
   restoreSealed(state: SealedState): boolean;
   /** After the last `restore`: entries whose folded comments were not all restored ask for history. */
   restoreDone(): void;
+  /**
+   * Restore a comment read without its body if it needs none: a folded comment
+   * the restored state names with this version, or one with no body. False:
+   * restore it with its body instead.
+   */
+  claimFolded(c: RestoredComment): boolean;
   /** Entries (with `hotRecords`) that need their dropped records back; empty when none does. */
   historyNeeded(): HistoryRequest[];
   /**
@@ -121,6 +127,8 @@ export interface RestoredComment {
   body: string | null;
   /** Deleted on Forgejo: kept as a tombstone, never brought back by a late upsert. */
   deleted: boolean;
+  /** The store has a body but left it out (`CommentQuery.bodies: false`): see `claimFolded`. */
+  bodyOmitted?: boolean;
 }
 
 interface Held {
@@ -584,6 +592,18 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       }
       pendingCold = null;
     },
+    claimFolded(c) {
+      const sealed = pendingCold?.get(c.id);
+      if (!sealed) {
+        if (c.bodyOmitted) return false;
+        projection.restore(c);
+        return true;
+      }
+      const updatedMs = Date.parse(c.updatedAt);
+      if (c.deleted || updatedMs !== sealed.updatedMs || c.hash !== sealed.hash || c.multi !== sealed.multi || live.has(c.id)) return false;
+      projection.restore(c);
+      return true;
+    },
     restore(c) {
       const sealed = pendingCold?.get(c.id);
       if (sealed && pendingCold) {
@@ -600,6 +620,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
         sealed.k.derived = null;
         if (c.deleted) insertSorted(sealed.k.tombIds, c.id);
       }
+      if (c.bodyOmitted) throw new ProtocolInputError(`comment ${c.id} was read without its body: restore it with its body (or through claimFolded)`);
       if (c.hash !== "") {
         if (c.body !== null) {
           // The stored digest is bodyHash(body): not computed again (50,000 comments: ~70 ms).

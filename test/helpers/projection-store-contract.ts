@@ -84,6 +84,15 @@ export function projectionStoreContract(name: string, setup: () => Promise<Store
         [4, false],
       ]);
       expect(await store.comments(ISSUE, { ids: [] })).toEqual([]);
+      // Without bodies: the rows as they are, body null, and which ones have a body left out.
+      const bare = await store.comments(ISSUE, { bodies: false });
+      expect(bare.map((c) => [c.id, c.body, c.bodyOmitted === true])).toEqual([
+        [1, null, true],
+        [2, null, true],
+        [3, null, false],
+        [4, null, true],
+      ]);
+      expect(bare[0]).toMatchObject({ hash: (await store.comments(ISSUE))[0]?.hash, deleted: false });
     });
 
     it("applies a delivery id once: a redelivery changes nothing, even with other events", async () => {

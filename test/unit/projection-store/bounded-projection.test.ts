@@ -93,7 +93,9 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
         const parsed = parseSealedState(state);
         expect(parsed).not.toBeNull();
         expect(fromState.restoreSealed(parsed as NonNullable<typeof parsed>)).toBe(true);
-        for (const c of await store.comments(ISSUE)) fromState.restore(c);
+        // As the tracker does: read without bodies, claim the folded ones, read the rest whole.
+        const rest = (await store.comments(ISSUE, { bodies: false })).filter((c) => !fromState.claimFolded(c)).map((c) => c.id);
+        for (const c of await store.comments(ISSUE, { ids: rest })) fromState.restore(c);
         fromState.restoreDone();
         asked += await hydrateFrom(fromState, store);
         await store.close();
