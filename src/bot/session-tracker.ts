@@ -234,12 +234,8 @@ export class SessionTracker {
     };
     // With a usable state, folded comments are taken without their bodies; the bot's own comments are read whole (its alert keys).
     const self = this.o.selfLogin.toLowerCase();
-    const claim = (c: StoredComment) => {
-      if (c.author.toLowerCase() === self) return false;
-      const claimed = this.projection.claimFolded(c);
-      if (claimed) this.noteTime(c.updatedAt);
-      return claimed;
-    };
+    // (pollFromMs needs nothing from claimed comments: it starts at the stored watermark below.)
+    const claim = (c: StoredComment) => c.author.toLowerCase() !== self && this.projection.claimFolded(c);
     const stored = watermark ? await this.forEachStored(restore, sealed ? claim : undefined) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
@@ -354,13 +350,9 @@ export class SessionTracker {
     while (this.persisting) await this.persisting;
   }
 
-  private noteTime(updatedAt: string): void {
-    const t = Date.parse(updatedAt);
-    if (t > this.pollFromMs) this.pollFromMs = t;
-  }
-
   private noteComment(c: CommentRecord): void {
-    this.noteTime(c.updatedAt);
+    const t = Date.parse(c.updatedAt);
+    if (t > this.pollFromMs) this.pollFromMs = t;
     if (c.author.toLowerCase() === this.o.selfLogin.toLowerCase()) {
       const key = parseAlert(c.body);
       if (key) this.alerted.add(key);

@@ -147,9 +147,11 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
       if (q.bodies === false) {
         const cols = "id, author, created_at, updated_at, html_url, hash, multi, NULL AS body, deleted, body IS NOT NULL AS has_body";
-        return (st(`SELECT ${cols} FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as (CommentRow & { has_body: number })[]).map((r) =>
-          r.has_body ? { ...toStored(r), bodyOmitted: true } : toStored(r),
-        );
+        return (st(`SELECT ${cols} FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as (CommentRow & { has_body: number })[]).map((r) => {
+          const c = toStored(r);
+          if (r.has_body) c.bodyOmitted = true;
+          return c;
+        });
       }
       return (st(`SELECT * FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as CommentRow[]).map(toStored);
     },

@@ -599,9 +599,14 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
         projection.restore(c);
         return true;
       }
+      // The restart's hot loop (one call per stored comment): the claim is made here, not through restore.
       const updatedMs = Date.parse(c.updatedAt);
-      if (c.deleted || updatedMs !== sealed.updatedMs || c.hash !== sealed.hash || c.multi !== sealed.multi || live.has(c.id)) return false;
-      projection.restore(c);
+      if (c.deleted || updatedMs !== sealed.updatedMs || c.hash !== sealed.hash || c.multi !== sealed.multi || live.has(c.id) || !pendingCold) return false;
+      pendingCold.delete(c.id);
+      live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: sealed.k });
+      sealed.k.coldIds.push(c.id);
+      if (c.id > maxId) maxId = c.id;
+      if (updatedMs > maxUpdatedMs) maxUpdatedMs = updatedMs;
       return true;
     },
     restore(c) {
