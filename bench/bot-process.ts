@@ -17,7 +17,7 @@ let bot: Bot | null = null;
 function memory() {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, gc: typeof (globalThis as { gc?: unknown }).gc === "function" };
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, gc: typeof (globalThis as { gc?: unknown }).gc === "function" };
 }
 
 async function botStats() {

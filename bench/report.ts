@@ -1,5 +1,6 @@
 /** The comparison table (seed | checkpost | ratio) and the targets, from one run's results. */
 import type { BenchResults } from "./run.ts";
+import { retentionTargets } from "./retention-bot.ts";
 import type { ScenarioResult } from "./scenario.ts";
 
 export interface Row {
@@ -140,6 +141,8 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
     t(`bot RSS < 150 MB @${k(big.n)}`, `${num(big.b.rssAfterStartMb, 0)} MiB after reading ${k(big.n)} (${num(big.b.rssAfterIngestMb, 0)} MiB after ingest)`, big.b.rssAfterStartMb * 1.048576 < 150);
   }
   t("parse ≥ 100 MB/s", `${num(r.parse.checkpost.mbPerSec, 0)} MB/s`, r.parse.checkpost.mbPerSec >= 100);
+  // Bounded history (issue 11): the store-backed bot at each N.
+  for (const x of retentionTargets(r.retention?.bot ?? [])) t(`bounded history: ${x.target}`, x.result, x.met);
   return { rows, targets };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (full) / `npm run bench -- --quick` (CI, < 1 min).
- * Options: --quick, --only-stores (SQLite vs PostgreSQL only), --no-postgres, --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
+ * Options: --quick, --only-stores (SQLite vs PostgreSQL only), --no-postgres, --no-retention (skip bounded history), --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
  * See docs/benchmarks.md.
  */
 import { formatStoreCompare, runStoreCompare } from "./store-compare.ts";
@@ -17,6 +17,8 @@ import type { ParseResult } from "./parse-bench.ts";
 import { buildReport, formatReport } from "./report.ts";
 import { simulateDashboardWrites } from "./dashboard-writes.ts";
 import type { DashboardWritesResult } from "./dashboard-writes.ts";
+import { formatRetention, runRetention } from "./retention.ts";
+import type { RetentionRun } from "./retention.ts";
 
 export interface BenchConfig {
   quick: boolean;
@@ -69,6 +71,8 @@ export interface BenchResults {
   stores: StoreRun[];
   /** Dashboard writes per hour, busy (20 agents checkpointing every ~10 min) and idle (all stopped). */
   dashboardWrites?: { busy: DashboardWritesResult; idle: DashboardWritesResult };
+  /** Bounded history (bench/retention.ts): the simulated session and the store-backed bot at each N. */
+  retention?: RetentionRun;
   wallSeconds: number;
 }
 
@@ -93,6 +97,18 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
   const stores = process.argv.includes("--no-postgres")
     ? []
     : await runStoreCompare({ n: cfg.quick ? 1000 : 10_000, warmRequests: cfg.warmRequests, ingestMs: cfg.ingestMs, ingestConcurrency: cfg.ingestConcurrency, log });
+  const retention = process.argv.includes("--no-retention")
+    ? undefined
+    : await runRetention({
+        sizes: cfg.sizes,
+        hours: cfg.quick ? 24 : 72,
+        latencyMs: cfg.latencyMs,
+        bandwidthBytesPerSec: cfg.bandwidthBytesPerSec,
+        warmRequests: cfg.warmRequests,
+        ingestMs: cfg.ingestMs,
+        ingestConcurrency: cfg.ingestConcurrency,
+        log,
+      });
   log("parse throughput");
   const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
@@ -110,6 +126,7 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     scenarios,
     stores,
     dashboardWrites,
+    ...(retention ? { retention } : {}),
     wallSeconds: (performance.now() - t0) / 1000,
   };
 }
@@ -132,6 +149,7 @@ async function main() {
   const report = buildReport(results);
   process.stdout.write(`${formatReport(results, report)}\n`);
   if (results.stores.length) process.stdout.write(`${formatStoreCompare(results.stores)}\n`);
+  if (results.retention) process.stdout.write(`\n${formatRetention(results.retention)}\n`);
   mkdirSync(dirname(cfg.out), { recursive: true });
   // The file records where it was written relative to the repository, never an absolute path.
   const config = { ...results.config, out: relative(fileURLToPath(new URL("..", import.meta.url)), cfg.out) };

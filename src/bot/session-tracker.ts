@@ -16,9 +16,20 @@ import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
-import type { IssueMeta, ProjectionStore } from "../projection-store/index.ts";
-import { issueKey } from "../projection-store/index.ts";
+import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
+import { issueKey, parseSealedState } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
+
+/**
+ * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
+ * an edit or delete of a recent checkpoint or health signal is folded from memory; older ones are read
+ * back from the store when needed. Memory is then per entry, not per comment.
+ */
+export const HOT_RECORDS = 16;
+/** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */
+const STORE_PAGE = 2000;
+/** How often (at most) the projection's folded state is written to the store, besides on stop. */
+const SEALED_STATE_EVERY_MS = 60_000;
 
 export interface TrackerOptions {
   api: ForgejoApi;
@@ -83,7 +94,7 @@ export class SessionTracker {
   private readonly anomalyLog: AnomalyLog;
 
   constructor(readonly o: TrackerOptions) {
-    this.projection = createProjection(o.policy);
+    this.projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
     this.anomalyLog = o.anomalyLog ?? new AnomalyLog();
     this.now = o.now ?? (() => new Date());
     this.storeKey = issueKey(o.repo, o.issue);
@@ -149,8 +160,51 @@ export class SessionTracker {
     await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
+    await this.readHistory();
     if (changed) this.afterChange();
     return changed;
+  }
+
+  /**
+   * The rare fallback of a bounded projection: an edit, delete or late comment
+   * reached records it no longer holds, so read those entries' comments back
+   * from the store (by id, only theirs) and fold them again.
+   */
+  private async readHistory(): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      const needed = this.projection.historyNeeded();
+      if (!needed.length) return;
+      const stored = await this.o.store.comments(this.storeKey, { ids: [...new Set(needed.flatMap((n) => n.ids))] });
+      for (const n of needed) {
+        const ids = new Set(n.ids);
+        this.projection.hydrate(
+          n.key,
+          stored.filter((c) => ids.has(c.id)),
+        );
+      }
+      this.o.logger.debug({ issue: this.key, entries: needed.length, comments: stored.length }, "read entry history back from the store");
+    }
+  }
+
+  /**
+   * Every stored comment, a page at a time. With `claim`, a page is read without
+   * bodies and `claim` takes what needs none (folded comments); only the rest
+   * are read again with their bodies (a restart: most bodies stay in the store).
+   */
+  private async forEachStored(fn: (c: StoredComment) => void, claim?: (c: StoredComment) => boolean): Promise<number> {
+    let afterId = 0;
+    let n = 0;
+    for (;;) {
+      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE, ...(claim ? { bodies: false } : {}) });
+      if (claim) {
+        const rest = page.filter((c) => !claim(c)).map((c) => c.id);
+        if (rest.length) for (const c of await this.o.store.comments(this.storeKey, { ids: rest })) fn(c);
+      } else for (const c of page) fn(c);
+      n += page.length;
+      const last = page[page.length - 1];
+      if (!last || page.length < STORE_PAGE) return n;
+      afterId = last.id;
+    }
   }
 
   /**
@@ -161,6 +215,11 @@ export class SessionTracker {
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
+    if (this.projection.historyNeeded().length)
+      void this.readHistory().then(
+        () => this.afterChange(),
+        (e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "reading entry history from the store failed; the next change retries"),
+      );
     return changed;
   }
 
@@ -171,16 +230,26 @@ export class SessionTracker {
    */
   async start(): Promise<"store" | "forgejo"> {
     this.meta = await this.o.store.issueMeta(this.storeKey);
-    const stored = await this.o.store.comments(this.storeKey);
     const watermark = await this.o.store.watermark(this.storeKey);
-    if (!stored.length || !watermark) {
+    const state = watermark ? await this.o.store.projectionState(this.storeKey) : null;
+    const sealed = state === null ? null : parseSealedState(state);
+    if (state !== null && !(sealed && this.projection.restoreSealed(sealed)))
+      this.o.logger.info({ issue: this.key }, "stored projection state not usable (another trust policy or version): parsing every stored comment");
+    const restore = (c: StoredComment) => {
+      this.projection.restore(c);
+      if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
+    };
+    // With a usable state, folded comments are taken without their bodies; the bot's own comments are read whole (its alert keys).
+    const self = this.o.selfLogin.toLowerCase();
+    // (pollFromMs needs nothing from claimed comments: it starts at the stored watermark below.)
+    const claim = (c: StoredComment) => c.author.toLowerCase() !== self && this.projection.claimFolded(c);
+    const stored = watermark ? await this.forEachStored(restore, sealed ? claim : undefined) : 0;
+    this.projection.restoreDone();
+    if (!stored || !watermark) {
       await this.reconcile();
       return "forgejo";
     }
-    for (const c of stored) {
-      this.projection.restore(c);
-      if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
-    }
+    await this.readHistory();
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
     await this.poll();
     this.lateCarryDue = true;
@@ -209,7 +278,9 @@ export class SessionTracker {
     );
     await folding;
     const gone: CommentEvent[] = [];
-    for (const c of await this.o.store.comments(this.storeKey)) if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+    await this.forEachStored((c) => {
+      if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+    });
     if (gone.length) changed = (await this.apply(gone)) || changed;
     // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
     changed = this.projection.retainOnly(listed) || changed;
@@ -272,6 +343,13 @@ export class SessionTracker {
   }
 
   private stopped = false;
+  private sealedWrittenAt = 0;
+
+  /** Write what the projection folded away, so the next start parses only the newest comments. */
+  async storeSealedState(): Promise<void> {
+    this.sealedWrittenAt = Date.now();
+    await this.o.store.putProjectionState(this.storeKey, JSON.stringify(this.projection.sealedState()));
+  }
 
   stop(): void {
     this.stopped = true;
@@ -420,6 +498,7 @@ export class SessionTracker {
         const removed = [...this.persisted.entries()].filter(([k]) => !current.has(k)).map(([, e]) => ({ agent: e.agent, session: e.session }));
         if (changed.length || removed.length) await this.o.store.putEntries(this.storeKey, changed, removed);
         this.persisted = current;
+        if (Date.now() - this.sealedWrittenAt >= SEALED_STATE_EVERY_MS) await this.storeSealedState();
       })
       .catch((e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "storing entries failed; will retry on the next change"))
       .finally(() => {

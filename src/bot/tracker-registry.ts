@@ -74,6 +74,7 @@ export class TrackerRegistry {
       t.stop();
       await t.maintained();
       await t.entriesStored();
+      await t.storeSealedState().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not store the projection state; the next start parses every comment"));
       await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
     }
   }

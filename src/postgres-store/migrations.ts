@@ -111,4 +111,15 @@ CREATE TABLE checkpost_replicas (
 );
 `,
   },
+  {
+    version: 2,
+    name: "projection state",
+    sql: `
+-- What a replica's bounded projection folded away (Projection.sealedState, JSON text), so a restart parses only the newest comments.
+CREATE TABLE checkpost_projection_state (
+  issue_key text PRIMARY KEY,
+  state     text NOT NULL
+);
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/inde
 import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
 import { advanceWatermarkAll } from "../projection-store/advance-watermark-all.ts";
 import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
-import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
+import type { ApplyResult, CommentQuery, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
 import { migrate } from "./migrate.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 
@@ -237,8 +237,18 @@ export class PostgresProjectionStore implements ProjectionStore {
     );
   }
 
-  async comments(issue: IssueKey): Promise<StoredComment[]> {
-    return this.guard(async () => (await this.pool.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 ORDER BY comment_id`, [issue])).rows.map(toStored));
+  async comments(issue: IssueKey, q: CommentQuery = {}): Promise<StoredComment[]> {
+    const where = ["issue_key = $1"];
+    const args: unknown[] = [issue];
+    if (q.afterId !== undefined) where.push(`comment_id > $${args.push(q.afterId)}`);
+    if (q.ids !== undefined) where.push(`comment_id = ANY($${args.push([...q.ids])}::bigint[])`);
+    const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
+    const cols = q.bodies === false ? `${COLS.replace("body,", "NULL::text AS body,")}, body IS NOT NULL AS has_body` : COLS;
+    return this.guard(async () =>
+      (await this.pool.query<CommentRow & { has_body?: boolean }>(`SELECT ${cols} FROM checkpost_comments WHERE ${where.join(" AND ")} ORDER BY comment_id${limit}`, args)).rows.map((r) =>
+        r.has_body ? { ...toStored(r), bodyOmitted: true } : toStored(r),
+      ),
+    );
   }
 
   async commentCount(issue: IssueKey): Promise<number> {
@@ -255,7 +265,7 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   async clearIssue(issue: IssueKey): Promise<void> {
     await this.tx(async (c) => {
-      for (const t of ["checkpost_comments", "checkpost_watermarks", "checkpost_entries", "checkpost_resume_index", "checkpost_alerts", "checkpost_issue_meta"])
+      for (const t of ["checkpost_comments", "checkpost_watermarks", "checkpost_entries", "checkpost_resume_index", "checkpost_alerts", "checkpost_issue_meta", "checkpost_projection_state"])
         await c.query(`DELETE FROM ${t} WHERE issue_key = $1`, [issue]);
     });
   }
@@ -314,6 +324,14 @@ export class PostgresProjectionStore implements ProjectionStore {
   }
 
   // ---- derived state --------------------------------------------------------
+
+  async putProjectionState(issue: IssueKey, state: string): Promise<void> {
+    await this.guard(() => this.pool.query("INSERT INTO checkpost_projection_state (issue_key, state) VALUES ($1, $2) ON CONFLICT (issue_key) DO UPDATE SET state = excluded.state", [issue, state]));
+  }
+
+  async projectionState(issue: IssueKey): Promise<string | null> {
+    return this.guard(async () => (await this.pool.query<{ state: string }>("SELECT state FROM checkpost_projection_state WHERE issue_key = $1", [issue])).rows[0]?.state ?? null);
+  }
 
   async putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed: readonly { agent: string; session: string }[] = []): Promise<void> {
     if (!entries.length && !removed.length) return;

@@ -1,4 +1,4 @@
-export type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
+export type { ApplyResult, CommentQuery, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
 export { IssueMetaSchema } from "./projection-store.ts";
 export { StaleLeaseError } from "./stale-lease-error.ts";
 export { issueKey } from "./issue-key.ts";
@@ -7,3 +7,4 @@ export { foldStoredComment } from "./fold-stored-comment.ts";
 export { advanceWatermark } from "./advance-watermark.ts";
 export { isProtocolBody } from "./is-protocol-body.ts";
 export { rebuildIssue } from "./rebuild-issue.ts";
+export { parseSealedState } from "./sealed-state.ts";

@@ -29,6 +29,18 @@ export interface Watermark {
   idsInSecond: number[];
 }
 
+/** Which stored comments `comments` returns (all when empty); the options combine. */
+export interface CommentQuery {
+  /** Only ids above this one. */
+  afterId?: number;
+  /** At most this many (the lowest ids). */
+  limit?: number;
+  /** Only these ids. */
+  ids?: readonly number[];
+  /** false: leave bodies out (null, `bodyOmitted: true` where one is stored): a restart reads them only for comments it parses. */
+  bodies?: boolean;
+}
+
 /** What one `applyDelivery` did. */
 export interface ApplyResult {
   /** The delivery id had been applied before: nothing was changed. */
@@ -108,8 +120,12 @@ export interface ProjectionStore {
    * `deliveryId: null` (no delivery to dedupe). Advances the watermark.
    */
   applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult>;
-  /** Every stored comment of the issue, tombstones included, ascending by id. */
-  comments(issue: IssueKey): Promise<StoredComment[]>;
+  /**
+   * The stored comments of the issue, tombstones included, ascending by id:
+   * every one, or a page (`afterId`, `limit`: a restart reads the store page by
+   * page, never all bodies at once), or only the given `ids` (an entry's history).
+   */
+  comments(issue: IssueKey, query?: CommentQuery): Promise<StoredComment[]>;
   /** Number of live (not deleted) comments. */
   commentCount(issue: IssueKey): Promise<number>;
   watermark(issue: IssueKey): Promise<Watermark | null>;
@@ -117,6 +133,15 @@ export interface ProjectionStore {
   clearIssue(issue: IssueKey): Promise<void>;
   /** Issues with anything stored. */
   issues(): Promise<IssueKey[]>;
+
+  /**
+   * The bot's projection state of the issue as JSON text (what a bounded
+   * projection folded away, `Projection.sealedState`), so a restart parses only
+   * the newest comments. Any process may write it: it names its trust policy,
+   * and a stale one only costs parsing. Null when none was written.
+   */
+  putProjectionState(issue: IssueKey, state: string): Promise<void>;
+  projectionState(issue: IssueKey): Promise<string | null>;
 
   /** Replace the entries of the given agent+sessions (by agent, session); `removed` keys are deleted. */
   putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed?: readonly { agent: string; session: string }[]): Promise<void>;

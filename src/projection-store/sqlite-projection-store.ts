@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS comments (
 CREATE TABLE IF NOT EXISTS watermarks (issue TEXT PRIMARY KEY, second INTEGER NOT NULL, ids TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries (issue TEXT NOT NULL, agent TEXT NOT NULL, session TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (issue, agent, session)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS resume_index (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_state (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS alerts (issue TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (issue, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS issue_meta (issue TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, issue TEXT NOT NULL, at_ms INTEGER NOT NULL);
@@ -70,6 +71,9 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
+  // SQLite's own default page cache (2 MiB), not better-sqlite3's 16 MiB: a restart reads the whole
+  // comments table once and the cache would keep it resident; the OS page cache serves re-reads.
+  db.pragma("cache_size = -2000");
   migrate(db);
 
   const cache = new Map<string, Database.Statement>();
@@ -129,8 +133,27 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     async applyDelivery(issue, deliveryId, events) {
       return write(() => apply(issue, deliveryId, events));
     },
-    async comments(issue) {
-      return (st("SELECT * FROM comments WHERE issue = ? ORDER BY id").all(issue) as CommentRow[]).map(toStored);
+    async comments(issue, q = {}) {
+      const where = ["issue = ?"];
+      const args: (string | number)[] = [issue];
+      if (q.afterId !== undefined) {
+        where.push("id > ?");
+        args.push(q.afterId);
+      }
+      if (q.ids !== undefined) {
+        where.push("id IN (SELECT value FROM json_each(?))");
+        args.push(JSON.stringify(q.ids));
+      }
+      const limit = q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : "";
+      if (q.bodies === false) {
+        const cols = "id, author, created_at, updated_at, html_url, hash, multi, NULL AS body, deleted, body IS NOT NULL AS has_body";
+        return (st(`SELECT ${cols} FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as (CommentRow & { has_body: number })[]).map((r) => {
+          const c = toStored(r);
+          if (r.has_body) c.bodyOmitted = true;
+          return c;
+        });
+      }
+      return (st(`SELECT * FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as CommentRow[]).map(toStored);
     },
     async commentCount(issue) {
       return (st("SELECT COUNT(*) AS n FROM comments WHERE issue = ? AND deleted = 0").get(issue) as { n: number }).n;
@@ -140,11 +163,17 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     },
     async clearIssue(issue) {
       write(() => {
-        for (const t of ["comments", "watermarks", "entries", "resume_index", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
+        for (const t of ["comments", "watermarks", "entries", "resume_index", "projection_state", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
       });
     },
     async issues() {
       return (st("SELECT DISTINCT issue FROM comments UNION SELECT issue FROM issue_meta ORDER BY 1").all() as { issue: string }[]).map((r) => r.issue);
+    },
+    async putProjectionState(issue, state) {
+      write(() => st("INSERT OR REPLACE INTO projection_state (issue, json) VALUES (?, ?)").run(issue, state));
+    },
+    async projectionState(issue) {
+      return (st("SELECT json FROM projection_state WHERE issue = ?").get(issue) as { json: string } | undefined)?.json ?? null;
     },
     async putEntries(issue, entries, removed = []) {
       write(() => {

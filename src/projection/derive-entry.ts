@@ -1,4 +1,4 @@
-import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, HealthState, LatestCheckpoint, NotUsedCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
+import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, EntryCounts, HealthState, LatestCheckpoint, NotUsedCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
 import { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
 import { DEFAULT_LEGACY_WRITERS, isLegacyCheckpoint } from "./legacy-writers.ts";
 import type { LegacyWriters } from "./legacy-writers.ts";
@@ -35,24 +35,85 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * listed in `notUsed` with the reason (and the setting, when one decided).
  */
 export function deriveEntry(agent: string, session: string, records: readonly StoredRecord[], options: DeriveOptions = {}): DerivedEntry {
+  return finishFold(foldRecords(startFold(agent, session), records, options));
+}
+
+/**
+ * deriveEntry as a fold, so a bounded projection can keep the state after its
+ * older records instead of the records (see sealFold). Plain data: cloneFold copies it.
+ */
+export interface EntryFold {
+  agent: string;
+  session: string;
+  anomalies: Anomaly[];
+  counts: EntryCounts;
+  firstById: Map<string, number>;
+  maxEpoch: number;
+  prevSeq: { seq: number; id: string | undefined } | null;
+  latestRecord: Extract<StoredRecord, { kind: "checkpoint" }> | null;
+  healthRecord: Extract<StoredRecord, { kind: "health" }> | null;
+  signals: number[];
+  believed: Extract<StoredRecord, { kind: "checkpoint" }>[];
+  control: EntryControl;
+  /** Checkpoints not believed, oldest first: `notUsed` lists those newer than the resume point. */
+  refused: NotUsedCheckpoint[];
+}
+
+export function startFold(agent: string, session: string): EntryFold {
+  return {
+    agent,
+    session,
+    anomalies: [],
+    counts: { checkpoints: 0, health: 0, invalid: 0, untrusted: 0 },
+    firstById: new Map(),
+    maxEpoch: -1,
+    prevSeq: null,
+    latestRecord: null,
+    healthRecord: null,
+    signals: [],
+    believed: [],
+    control: { paused: null, hidden: null, pending: null },
+    refused: [],
+  };
+}
+
+export function cloneFold(f: EntryFold): EntryFold {
+  return {
+    ...f,
+    anomalies: [...f.anomalies],
+    counts: { ...f.counts },
+    firstById: new Map(f.firstById),
+    signals: [...f.signals],
+    believed: [...f.believed],
+    control: { ...f.control },
+    refused: [...f.refused],
+  };
+}
+
+/**
+ * Drop what no later record or output reads: the signals before the last
+ * MAX_INTERVALS + 1 and the believed checkpoints before the last `keepBelieved`
+ * (rewind targets; the projection keeps a rewound-to target unsealed), and the
+ * refused checkpoints before the last MAX_NOT_USED (no more are ever listed).
+ */
+export function sealFold(f: EntryFold, keepBelieved: number): EntryFold {
+  if (f.signals.length > MAX_INTERVALS + 1) f.signals.splice(0, f.signals.length - MAX_INTERVALS - 1);
+  if (f.refused.length > MAX_NOT_USED) f.refused.splice(0, f.refused.length - MAX_NOT_USED);
+  if (f.believed.length > keepBelieved) f.believed.splice(0, f.believed.length - keepBelieved);
+  return f;
+}
+
+/** Fold records (in comment-id order, all after those already folded) into `f`, in place. */
+export function foldRecords(f: EntryFold, records: readonly StoredRecord[], options: DeriveOptions = {}): EntryFold {
   const legacyWriters = options.legacyWriters ?? DEFAULT_LEGACY_WRITERS;
-  const anomalies: Anomaly[] = [];
+  const { agent, session, anomalies, counts, firstById, signals, believed, control, refused } = f;
+  let { maxEpoch, prevSeq, latestRecord, healthRecord } = f;
   const flag = (r: StoredRecord, kind: AnomalyKind, detail: string) =>
     anomalies.push({ kind, commentId: r.commentId, agent, session, detail, ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) });
-  const counts = { checkpoints: 0, health: 0, invalid: 0, untrusted: 0 };
   const untrusted = (r: StoredRecord, kind: AnomalyKind, detail: string) => {
     counts.untrusted++;
     flag(r, kind, detail);
   };
-  const firstById = new Map<string, number>();
-  let maxEpoch = -1;
-  let prevSeq: { seq: number; id: string | undefined } | null = null;
-  let latestRecord: Extract<StoredRecord, { kind: "checkpoint" }> | null = null;
-  let healthRecord: Extract<StoredRecord, { kind: "health" }> | null = null;
-  const signals: number[] = [];
-  const believed: Extract<StoredRecord, { kind: "checkpoint" }>[] = [];
-  const control: EntryControl = { paused: null, hidden: null, pending: null };
-  const refused: NotUsedCheckpoint[] = [];
   /** A checkpoint not believed: an anomaly, and a not-used candidate with the reason in short. */
   const refuse = (r: Extract<StoredRecord, { kind: "checkpoint" }>, kind: NotUsedCheckpoint["kind"], detail: string, reason: string, extra: Partial<NotUsedCheckpoint> = {}) => {
     untrusted(r, kind, detail);
@@ -203,18 +264,24 @@ export function deriveEntry(agent: string, session: string, records: readonly St
     control.pending = null;
   }
 
+  Object.assign(f, { maxEpoch, prevSeq, latestRecord, healthRecord });
+  return f;
+}
+
+export function finishFold(f: EntryFold): DerivedEntry {
+  const { agent, session, latestRecord, healthRecord, signals, believed, control, counts, maxEpoch } = f;
   const intervalsMs: number[] = [];
   const latest = latestRecord && toLatest(latestRecord);
   const health = healthRecord && toHealthState(healthRecord);
   for (let i = Math.max(1, signals.length - MAX_INTERVALS); i < signals.length; i++) intervalsMs.push(Math.max(0, (signals[i] as number) - (signals[i - 1] as number)));
   const last = signals.length ? (signals[signals.length - 1] as number) : null;
-  const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
+  const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts: { ...counts }, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
   if (believed.length) entry.recent = believed.slice(-RECENT_CHECKPOINTS).reverse().map(toRecent);
-  if (control.paused || control.hidden || control.pending) entry.control = control;
+  if (control.paused || control.hidden || control.pending) entry.control = { ...control };
   const after = latestRecord?.commentId ?? 0;
-  const notUsed = refused.filter((n) => n.commentId > after);
+  const notUsed = f.refused.filter((n) => n.commentId > after);
   if (notUsed.length) entry.notUsed = notUsed.slice(-MAX_NOT_USED).reverse();
-  return { entry, anomalies };
+  return { entry, anomalies: [...f.anomalies] };
 }
 
 function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheckpoint {

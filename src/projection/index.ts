@@ -1,7 +1,7 @@
 export { CommentRecordSchema, CommentEventSchema, TrustPolicySchema } from "./comment-event.ts";
 export type { CommentRecord, CommentEvent, TrustPolicy } from "./comment-event.ts";
 export { createProjection, MAX_UNTRUSTED_AUTHORS_LISTED } from "./create-projection.ts";
-export type { Projection, ProjectionOptions, RestoredComment } from "./create-projection.ts";
+export type { HistoryRequest, Projection, ProjectionOptions, RestoredComment, SealedEntry, SealedState } from "./create-projection.ts";
 export { projectComments } from "./project-comments.ts";
 export { entryKey } from "./entry-key.ts";
 export { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";

@@ -70,6 +70,43 @@ describe("the bot's durable store", () => {
     expect(await bot.store.entry(`agent/work#${world.issue}`, "implementation-worker", "s1")).toBeTruthy();
   });
 
+  it("holds only the newest records: a restart takes the folded rest from the store, and deleting folded-away checkpoints reads them back", async () => {
+    const file = storeFile();
+    const world = (w = await botWorld({ storeFile: file }));
+    const api = world.api(world.agentToken);
+    const posted: number[] = [];
+    for (let i = 0; i < 60; i++) posted.push((await api.createComment(world.repo, world.issue, i % 3 === 2 ? health() : cp(`phase_${i}`))).id);
+    await world.settle();
+    await world.bot.stop();
+    const key = `agent/work#${world.issue}`;
+    const peek = createSqliteProjectionStore(file);
+    const state = JSON.parse((await peek.projectionState(key)) ?? "null") as { entries: { cold: unknown[] }[] } | null;
+    await peek.close();
+    // 60 records of one agent+session: all but the newest few were folded away and their versions stored.
+    expect(state?.entries).toHaveLength(1);
+    expect(state?.entries[0]?.cold.length).toBeGreaterThanOrEqual(60 - 32);
+
+    const bot = await createBot(world.config, { logger: world.logger });
+    extra.push(bot);
+    const t = bot.tracker(world.repo, world.issue);
+    const trust = { trustedAuthors: new Set(["agent", "checkpost-bot"]) };
+    const rebuild = async () => projectComments((await api.listComments(world.repo, world.issue)).map(toCommentRecord), trust);
+    expect(t?.projection.snapshot()).toEqual(await rebuild());
+    // Delete the 30 newest comments: the resume point falls back to a checkpoint the bot no longer held in memory.
+    for (const id of posted.slice(-30)) await api.deleteComment(world.repo, id);
+    // This bot gets no webhooks (it listens elsewhere): the reconcile sees the deletions.
+    await bot.reconcileAll();
+    expect(t?.projection.historyNeeded()).toEqual([]);
+    expect(t?.projection.latest("implementation-worker", "s1")?.data).toEqual({ phase: "phase_28" });
+    const after = t?.projection.snapshot();
+    const { anomalies, ...rest } = await rebuild();
+    expect(after).toMatchObject(rest);
+    // A live projection also says which checkpoints were deleted (a listing cannot): every deleted one, read back from the store.
+    const deletedCheckpoints = posted.slice(-30).filter((_, i) => (30 + i) % 3 !== 2);
+    expect(after?.anomalies.filter((a) => a.kind === "deleted-checkpoint").map((a) => a.commentId)).toEqual(deletedCheckpoints);
+    expect(after?.anomalies.filter((a) => a.kind !== "deleted-checkpoint")).toEqual(anomalies);
+  });
+
   it("rebuilds from Forgejo when the store holds nothing (first start)", async () => {
     const world = (w = await botWorld({ storeFile: storeFile() }));
     await world.api(world.agentToken).createComment(world.repo, world.issue, cp("clone_complete"));

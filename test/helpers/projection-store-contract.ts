@@ -70,6 +70,31 @@ export function projectionStoreContract(name: string, setup: () => Promise<Store
       expect(await store.issues()).toEqual([ISSUE]);
     });
 
+    it("keeps [CONTROL] bodies (a restart keeps people's pause and rewind) and reads comments by page or by id", async () => {
+      const control = "[CONTROL] a\nVersion: 1.0\nSession: s1\nTime: 2026-11-29T10:00:00Z\nAction: pause";
+      await store.applyDelivery(ISSUE, null, [upsert(1, checkpoint("a", "start"), 0), upsert(2, control, 1), upsert(3, "a note", 2), upsert(4, checkpoint("a", "next"), 3), del(3)]);
+      await store.applyDelivery(OTHER, null, [upsert(5, checkpoint("b", "other"), 4)]);
+      expect((await store.comments(ISSUE)).find((c) => c.id === 2)?.body).toBe(control);
+      expect((await store.comments(ISSUE, { afterId: 0, limit: 2 })).map((c) => c.id)).toEqual([1, 2]);
+      expect((await store.comments(ISSUE, { afterId: 2, limit: 2 })).map((c) => c.id)).toEqual([3, 4]);
+      expect(await store.comments(ISSUE, { afterId: 4, limit: 2 })).toEqual([]);
+      const byId = await store.comments(ISSUE, { ids: [4, 3, 5, 99] });
+      expect(byId.map((c) => [c.id, c.deleted])).toEqual([
+        [3, true],
+        [4, false],
+      ]);
+      expect(await store.comments(ISSUE, { ids: [] })).toEqual([]);
+      // Without bodies: the rows as they are, body null, and which ones have a body left out.
+      const bare = await store.comments(ISSUE, { bodies: false });
+      expect(bare.map((c) => [c.id, c.body, c.bodyOmitted === true])).toEqual([
+        [1, null, true],
+        [2, null, true],
+        [3, null, false],
+        [4, null, true],
+      ]);
+      expect(bare[0]).toMatchObject({ hash: (await store.comments(ISSUE))[0]?.hash, deleted: false });
+    });
+
     it("applies a delivery id once: a redelivery changes nothing, even with other events", async () => {
       await store.applyDelivery(ISSUE, "d1", [upsert(1, checkpoint("a", "start"), 0)]);
       const again = await store.applyDelivery(ISSUE, "d1", [upsert(2, checkpoint("a", "next"), 1)]);

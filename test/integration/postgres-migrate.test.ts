@@ -39,6 +39,7 @@ describe.skipIf(!server.url)(`PostgreSQL migrations${server.url ? "" : ` (skippe
       "checkpost_entries",
       "checkpost_issue_meta",
       "checkpost_leases",
+      "checkpost_projection_state",
       "checkpost_replicas",
       "checkpost_resume_index",
       "checkpost_schema_migrations",
