@@ -70,7 +70,9 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
   it("equals the projection that keeps every record, whatever the events (edits, deletes, late comments, rewinds)", async () => {
     let asked = 0;
     await fc.assert(
-      fc.asyncProperty(eventsArb, fc.constantFrom(1, 2), fc.nat({ max: 60 }), async (events, hotRecords, cut) => {
+      // Both legacy-writer policies: the folds decide which legacy checkpoints below a fence are believed, and keep the not-used ones.
+      fc.asyncProperty(eventsArb, fc.constantFrom(1, 2), fc.nat({ max: 60 }), fc.constantFrom("fence" as const, "accept" as const), async (events, hotRecords, cut, legacyWriters) => {
+        const policy = { trustedAuthors: new Set(["agent"]), legacyWriters };
         const full = createProjection(policy);
         const bounded = createProjection(policy, { hotRecords });
         const store = createSqliteProjectionStore(":memory:");
@@ -150,6 +152,10 @@ describe("a bounded projection (hotRecords) backed by the store", () => {
     const a = createProjection(policy, { hotRecords: 2 });
     const b = createProjection({ trustedAuthors: new Set(["agent", "mallory"]) }, { hotRecords: 2 });
     expect(b.restoreSealed(a.sealedState())).toBe(false);
+    // Another legacy-writer policy believes other checkpoints: its folds are not reused either.
+    const c = createProjection({ ...policy, legacyWriters: "accept" }, { hotRecords: 2 });
+    expect(c.restoreSealed(a.sealedState())).toBe(false);
+    expect(createProjection({ ...policy, legacyWriters: "fence" }, { hotRecords: 2 }).restoreSealed(a.sealedState())).toBe(true);
     expect(parseSealedState("{not json")).toBeNull();
     expect(parseSealedState(JSON.stringify({ v: 2, policy: "x", entries: [] }))).toBeNull();
   });
