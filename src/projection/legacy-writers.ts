@@ -1,5 +1,4 @@
 import * as z from "zod";
-import type { CompactCheckpoint } from "./stored-comment.ts";
 
 /**
  * What readers do with a legacy (1.0) writer's checkpoint that sits below a raised epoch fence
@@ -15,6 +14,14 @@ export const DEFAULT_LEGACY_WRITERS: LegacyWriters = "fence";
  * checkpost's writers always write `Id:`, so a checkpost checkpoint that merely lacks `Epoch:`
  * (a save that never resumed) is not legacy and stays fenced under either policy.
  */
-export function isLegacyCheckpoint(cp: Pick<CompactCheckpoint, "id" | "seq" | "epoch" | "signature">): boolean {
+/** The additive headers that tell a checkpost writer from a 1.0 one (any checkpoint shape has them). */
+export interface AdditiveHeaders {
+  id?: string | undefined;
+  seq?: number | undefined;
+  epoch?: number | undefined;
+  signature?: string | undefined;
+}
+
+export function isLegacyCheckpoint(cp: AdditiveHeaders): boolean {
   return cp.id === undefined && cp.seq === undefined && cp.epoch === undefined && cp.signature === undefined;
 }
