@@ -1,6 +1,4 @@
 import type { LegacyWriters, LivenessOptions } from "../projection/index.ts";
-import { parseEnv } from "../config/env.ts";
-import { BotEnvSchema, botConfigFromEnv } from "./bot-config-from-env.ts";
 
 export interface BotRepo {
   owner: string;
@@ -57,15 +55,4 @@ export interface BotConfig {
   timeoutMs: number;
   /** Several replicas on one PostgreSQL (CHECKPOST_DATABASE_URL); unset: this process alone. */
   database?: DatabaseConfig;
-}
-
-/**
- * A BotConfig with every default the env schema declares, for code that embeds
- * the bot (tests, benchmarks): the defaults live in one place, BotEnvSchema.
- */
-export function defaultBotConfig(forgejo: { url: string; token: string }, repos: BotRepo[]): BotConfig {
-  const config = botConfigFromEnv(parseEnv(BotEnvSchema, { CHECKPOST_REPOSITORIES: repos.map((r) => `${r.owner}/${r.repo}`).join(",") }), forgejo);
-  // Embedders choose where state goes (by default nothing is written to the working directory) and opt in
-  // to what changes the issue beyond the dashboard: rollover and compaction are off here, on in `npm start`.
-  return { ...config, storeFile: ":memory:", rolloverAt: 0, healthRetentionMs: 0 };
 }

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import pg from "pg";
 import { TIMERS_OFF } from "../helpers/bot-world.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";

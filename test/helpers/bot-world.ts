@@ -3,7 +3,7 @@ import type { ForgeServer } from "../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";

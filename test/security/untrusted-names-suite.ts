@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { formatCheckpoint } from "../../src/protocol/index.ts";
 import { MAX_UNTRUSTED_AUTHORS_LISTED } from "../../src/projection/index.ts";

@@ -4,7 +4,7 @@ import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { alertBody, parseAlert } from "../../src/bot/stale-alert.ts";
 import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config.ts";
+import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { entryKey, liveness } from "../../src/projection/index.ts";
 import type { AgentEntry } from "../../src/projection/index.ts";

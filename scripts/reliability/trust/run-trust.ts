@@ -7,7 +7,7 @@
 import { createHmac } from "node:crypto";
 import { createBot } from "../../../src/bot/create-bot.ts";
 import type { Bot } from "../../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../../src/bot/bot-config.ts";
+import { defaultBotConfig } from "../../../src/bot/bot-config-from-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { createLogger } from "../../../src/log/create-logger.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat } from "../../../src/protocol/index.ts";
