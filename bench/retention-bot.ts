@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProjectionSnapshot } from "../src/projection/index.ts";
-import { BENCH_API_TOKEN, benchBotConfig, forkBot } from "./bot-harness.ts";
+import { benchBotConfig, forkBot } from "./bot-harness.ts";
 import type { BotChild } from "./bot-harness.ts";
-import { AGENT_LOGIN, refOf } from "./data.ts";
-import { httpRequest, keepAliveAgent, percentile } from "./http.ts";
+import { AGENT_LOGIN } from "./data.ts";
+import { measureWarmResume } from "./warm-resume.ts";
 import { runIngest } from "./ingest.ts";
 import { createWorld } from "./scenario.ts";
 
@@ -86,22 +86,7 @@ export async function runRetentionBot(o: RetentionBotOptions): Promise<Retention
     const { child, reply } = second;
 
     log(`N=${o.n}: warm resume ×${o.warmRequests} from the restarted bot`);
-    const agent = keepAliveAgent(1);
-    const probes = w.dataset.probes;
-    const urls = probes.map((p) => `${reply.url}/api/resume?agent=${encodeURIComponent(p.agent)}&session=${encodeURIComponent(p.session)}`);
-    const headers = { authorization: `Bearer ${BENCH_API_TOKEN}` };
-    for (let i = 0; i < 200; i++) await httpRequest(urls[i % urls.length] as string, { agent, headers });
-    forge.admin.resetStats();
-    const lat: number[] = [];
-    let correct = 0;
-    for (let i = 0; i < o.warmRequests; i++) {
-      const k = i % probes.length;
-      const r = await httpRequest(urls[k] as string, { agent, headers });
-      lat.push(r.ms);
-      if (i < probes.length) correct += refOf((JSON.parse(r.body) as { state?: unknown }).state) === probes[k]?.truth ? 1 : 0;
-    }
-    const warmForge = forge.admin.stats().totalRequests;
-    agent.destroy();
+    const warm = await measureWarmResume({ forge, botUrl: reply.url, probes: w.dataset.probes, requests: o.warmRequests });
 
     log(`N=${o.n}: webhook ingest for ${o.ingestMs / 1000} s into the restarted bot`);
     const ing = await runIngest({
@@ -125,7 +110,7 @@ export async function runRetentionBot(o: RetentionBotOptions): Promise<Retention
       rssBaselineMb: second.baseline / MB,
       first: first.start,
       restart: second.start,
-      warm: { requests: o.warmRequests, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), forgeRequests: warmForge, correct, total: probes.length },
+      warm: { requests: warm.requests, p50Ms: warm.p50Ms, p99Ms: warm.p99Ms, forgeRequests: warm.forgeRequests, correct: warm.correct, total: warm.total },
       ingest: {
         deliveries: ing.deliveries,
         perSecond: ing.perSecond,

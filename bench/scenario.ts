@@ -16,10 +16,11 @@ import { toCommentRecord } from "../src/store/index.ts";
 import { AGENT_LOGIN, BOT_LOGIN, HUMAN_LOGIN, STRANGER_LOGIN, generateDataset, refOf } from "./data.ts";
 import type { Dataset, Probe } from "./data.ts";
 import { SeedClient } from "./seed-baseline.ts";
-import { BENCH_API_TOKEN, benchBotConfig, forkBot } from "./bot-harness.ts";
+import { benchBotConfig, forkBot } from "./bot-harness.ts";
 import { runIngest } from "./ingest.ts";
 import type { IngestResult } from "./ingest.ts";
-import { httpRequest, keepAliveAgent, median, percentile } from "./http.ts";
+import { median } from "./http.ts";
+import { measureWarmResume } from "./warm-resume.ts";
 
 export interface ScenarioOptions {
   n: number;
@@ -341,22 +342,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
 
     if (botChild && startInfo) {
       log(`N=${o.n}: warm resume ×${o.warmRequests} through the bot's API`);
-      const agent = keepAliveAgent(1);
-      const probes = w.dataset.probes;
-      const urls = probes.map((p) => `${startInfo!.url}/api/resume?agent=${encodeURIComponent(p.agent)}&session=${encodeURIComponent(p.session)}`);
-      const headers = { authorization: `Bearer ${BENCH_API_TOKEN}` };
-      for (let i = 0; i < 200; i++) await httpRequest(urls[i % urls.length] as string, { agent, headers }); // warm-up
-      forge.admin.resetStats();
-      const lat: number[] = [];
-      let correct = 0;
-      for (let i = 0; i < o.warmRequests; i++) {
-        const k = i % probes.length;
-        const r = await httpRequest(urls[k] as string, { agent, headers });
-        lat.push(r.ms);
-        if (i < probes.length) correct += refOf((JSON.parse(r.body) as { state?: unknown }).state) === probes[k]?.truth ? 1 : 0;
-      }
-      const warmForge = forge.admin.stats().totalRequests;
-      agent.destroy();
+      const warm = await measureWarmResume({ forge, botUrl: startInfo.url, probes: w.dataset.probes, requests: o.warmRequests });
 
       log(`N=${o.n}: webhook ingest for ${o.ingestMs / 1000} s`);
       const before = await botChild.call<BotStats>("stats");
@@ -399,7 +385,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         heapAfterIngestMb: memAfter.heapUsed / MB,
         dashboardFlushRequests: flushCost.requests,
         indexBytes,
-        warm: { requests: o.warmRequests, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), maxMs: percentile(lat, 100), forgeRequests: warmForge, correct, total: probes.length },
+        warm,
         ingest: {
           ...ing,
           botHandleP99Ms: histogramQuantile(buckets, after.handle.count - before.handle.count, 0.99),
