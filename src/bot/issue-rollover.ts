@@ -92,7 +92,7 @@ export async function carryNewest(
   }
   const todo = wanted.filter((id) => !done.has(id)).sort((a, b) => a - b);
   if (!todo.length) return 0;
-  const bodies = new Map((await d.store.comments(key)).filter((c) => c.body !== null).map((c) => [c.id, c.body as string]));
+  const bodies = new Map((await d.store.comments(key, { ids: todo })).filter((c) => c.body !== null).map((c) => [c.id, c.body as string]));
   // Copies this bot already posted (a crash after the POST, before the record): only its own comments count,
   // or anyone could stop a carry by posting a provenance line.
   const posted = new Map<number, number>();

@@ -1,5 +1,9 @@
 import { parseComment } from "../protocol/index.ts";
 
+/** The additive provenance line; `carriedFrom` reads it back. */
+const provenanceLine = (issue: number, commentId: number) => `\n\n↪ carried over by checkpost from #${issue} (comment ${commentId})`;
+const PROVENANCE = /\n\n↪ carried over by checkpost from #(\d+) \(comment (\d+)\)$/;
+
 /**
  * The body of a carried comment: the original, byte for byte, plus one
  * additive line saying where it came from. The line is added only when both
@@ -11,17 +15,15 @@ import { parseComment } from "../protocol/index.ts";
  * original body is carried unchanged.
  */
 export function carriedBody(original: string, from: { issue: number; commentId: number }): string {
-  const line = `\n\n↪ carried over by checkpost from #${from.issue} (comment ${from.commentId})`;
+  const line = provenanceLine(from.issue, from.commentId);
   const withLine = original + line;
   const a = parseComment(original);
   const b = parseComment(withLine);
   return a.kind !== "none" && a.kind !== "invalid" && JSON.stringify(a) === JSON.stringify(b) ? withLine : original;
 }
 
-const CARRIED = /\n\n↪ carried over by checkpost from #(\d+) \(comment (\d+)\)$/;
-
 /** The original comment id a carried body names, when it was carried from `issue`; else null. */
 export function carriedFrom(body: string | null, issue: number): number | null {
-  const m = CARRIED.exec(body ?? "");
+  const m = PROVENANCE.exec(body ?? "");
   return m && Number(m[1]) === issue ? Number(m[2]) : null;
 }
