@@ -118,9 +118,15 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       throw e;
     }
   };
+  // What the tail does not hold is fetched by id, all at once: the pointed comment, the controls, the not-used ones.
+  const [pointedComment, controlComments, notUsedComments] = await Promise.all([
+    entry ? named(entry.commentId, pointedFetch) : null,
+    Promise.all((entry?.controls ?? []).map((id) => named(id))),
+    Promise.all((entry?.notUsed ?? []).map((id) => named(id))),
+  ]);
   let pointed: CommentRecord | null = null;
   if (entry) {
-    const c = await named(entry.commentId, pointedFetch);
+    const c = pointedComment;
     if (!c) return full(); // deleted since the index was written
     const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
     if (!commentOnIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
@@ -128,15 +134,14 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   }
   // Controls in effect (pause, hide, a pending rewind or release) are read with the pointed comment.
   const controls: CommentRecord[] = [];
-  for (const id of entry?.controls ?? []) {
-    const c = await named(id);
+  for (const c of controlComments) {
     if (!c) return full();
     if (!commentOnIssue(c, repo, issue)) return full(); // a writer may point at another issue's controls too
     controls.push(toCommentRecord(c));
   }
   // Newer refused checkpoints the index names (zombies…), so the answer's not_used says why they were skipped.
   const skipped: CommentRecord[] = [];
-  for (const c of await Promise.all((entry?.notUsed ?? []).map((id) => named(id)))) {
+  for (const c of notUsedComments) {
     // Deleted since, or another issue's: left out (they are only reported, and a full read would not see them either).
     if (c && commentOnIssue(c, repo, issue)) skipped.push(toCommentRecord(c));
   }
