@@ -190,12 +190,14 @@ export class SessionTracker {
    * Every stored comment, a page at a time. With `claim`, a page is read without
    * bodies and `claim` takes what needs none (folded comments); only the rest
    * are read again with their bodies (a restart: most bodies stay in the store).
+   * `bodies: false` without `claim`: `fn` needs only ids, versions and tombstones.
    */
-  private async forEachStored(fn: (c: StoredComment) => void, claim?: (c: StoredComment) => boolean): Promise<number> {
+  private async forEachStored(fn: (c: StoredComment) => void, opts: { claim?: (c: StoredComment) => boolean; bodies?: false } = {}): Promise<number> {
+    const { claim } = opts;
     let afterId = 0;
     let n = 0;
     for (;;) {
-      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE, ...(claim ? { bodies: false } : {}) });
+      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE, ...(claim || opts.bodies === false ? { bodies: false } : {}) });
       if (claim) {
         const rest = page.filter((c) => !claim(c)).map((c) => c.id);
         if (rest.length) for (const c of await this.o.store.comments(this.storeKey, { ids: rest })) fn(c);
@@ -243,7 +245,7 @@ export class SessionTracker {
     const self = this.o.selfLogin.toLowerCase();
     // (pollFromMs needs nothing from claimed comments: it starts at the stored watermark below.)
     const claim = (c: StoredComment) => c.author.toLowerCase() !== self && this.projection.claimFolded(c);
-    const stored = watermark ? await this.forEachStored(restore, sealed ? claim : undefined) : 0;
+    const stored = watermark ? await this.forEachStored(restore, sealed ? { claim } : {}) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
       await this.reconcile();
@@ -278,9 +280,12 @@ export class SessionTracker {
     );
     await folding;
     const gone: CommentEvent[] = [];
-    await this.forEachStored((c) => {
-      if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
-    });
+    await this.forEachStored(
+      (c) => {
+        if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+      },
+      { bodies: false },
+    );
     if (gone.length) changed = (await this.apply(gone)) || changed;
     // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
     changed = this.projection.retainOnly(listed) || changed;
