@@ -3,7 +3,7 @@ import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
-import { createProjection } from "../projection/index.ts";
+import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
 import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndexEntry } from "../dashboard/index.ts";
@@ -90,7 +90,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   const watermarkMs = Date.parse(index.watermarkUpdatedAt);
   if (watermarkMs > Date.parse(meta.updated_at)) return full();
   // The index was folded under the writer's legacy-writer policy: under another, what it points to may not be the answer.
-  if ((index.legacyWriters ?? "fence") !== (policy.legacyWriters ?? "fence")) return full();
+  if ((index.legacyWriters ?? DEFAULT_LEGACY_WRITERS) !== (policy.legacyWriters ?? DEFAULT_LEGACY_WRITERS)) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
   // No entry: a fresh agent, or one the index left out (or a writer removed). Only a signed, complete index can say which.
   if (!entry && !(signing && index.complete === true)) return full();

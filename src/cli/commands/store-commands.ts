@@ -1,4 +1,5 @@
 import { toParseOutput } from "../../protocol/index.ts";
+import type { LegacyWriters } from "../../projection/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -82,7 +83,7 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
  * the agent+session (a new epoch); the epoch and next Seq are remembered on this machine so a plain
  * `save` continues the fence.
  */
-export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: "fence" | "accept" }): Promise<void> {
+export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters }): Promise<void> {
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
   // --legacy-writers wins over the env, through the same validated setting.
   const ctx = cliContext(o.legacyWriters ? { ...io, env: { ...io.env, CHECKPOST_LEGACY_WRITERS: o.legacyWriters } } : io, o);
