@@ -25,7 +25,10 @@ export interface EmbeddedWorld {
  */
 export async function startEmbeddedForgejo(o: { dataDir: string; port: number; title: string; label: string; logger: Logger }): Promise<EmbeddedWorld> {
   const dir = join(o.dataDir, "forge");
-  mkdirSync(dir, { recursive: true });
+  // Owner-only (docs/security.md): it holds the forge's database and the demo's tokens. chmod too, since
+  // mkdir keeps the mode of a directory an earlier version made 0755.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const forge = await startForge({ port: o.port, host: "127.0.0.1", dataDir: dir, logger: o.logger.child({ component: "forge" }) });
   const login = "checkpost";
   const repo = { owner: login, repo: "demo" };
