@@ -94,12 +94,12 @@ describe("npm start's identities", () => {
       user: { login: string };
     };
     expect(comment.user.login).toBe("agent");
-    let answer: Response | undefined;
-    for (let i = 0; i < 50; i++) {
-      answer = await fetch(`${botUrl}/api/resume?agent=implementation-worker&session=demo`, { headers: { authorization: `Bearer ${agentEnv["CHECKPOST_API_TOKEN"]}` } });
-      if (answer.status === 200 && ((await answer.clone().json()) as { phase?: string }).phase === "clone_complete") break;
-      await new Promise((r) => setTimeout(r, 100)); // the webhook delivery is asynchronous; nothing in this process to await
+    let phase: string | undefined;
+    for (let i = 0; i < 50 && phase !== "clone_complete"; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100)); // the webhook delivery runs in the demo's process: nothing here to await
+      const answer = await fetch(`${botUrl}/api/resume?agent=implementation-worker&session=demo`, { headers: { authorization: `Bearer ${agentEnv["CHECKPOST_API_TOKEN"]}` } });
+      phase = answer.status === 200 ? ((await answer.json()) as { phase?: string }).phase : undefined;
     }
-    expect(((await answer?.json()) as { phase?: string }).phase).toBe("clone_complete");
+    expect(phase).toBe("clone_complete");
   });
 });
