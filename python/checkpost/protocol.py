@@ -294,7 +294,6 @@ def _read_health(agent: str, headers: Dict[str, str], metrics: Any) -> Dict[str,
         "status": headers.get("status") or "Unknown",
         "timestamp": headers.get("time") or None,
         "metrics": metrics,
-        "nextCheck": headers.get("nextCheck"),
     }
 
 
