@@ -601,7 +601,20 @@ class Client:
         return d, max_epoch
 
     def close(self) -> None:
+        """Close the client's connections (also done when it is garbage-collected or leaves a `with`)."""
         self.api.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.api.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
+            pass
 
 
 def _read_maps_file(path: str) -> Dict[str, Union[str, Mapping[str, str]]]:

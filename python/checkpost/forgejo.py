@@ -76,6 +76,7 @@ class Forgejo:
         self.server_clock_offset_ms = 0.0
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._conns: List[http.client.HTTPConnection] = []
 
     # -- connections --
     def _conn(self) -> http.client.HTTPConnection:
@@ -86,6 +87,8 @@ class Forgejo:
             else:
                 c = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
             self._local.conn = c
+            with self._lock:
+                self._conns.append(c)
         return c
 
     def _drop_conn(self) -> None:
@@ -98,7 +101,15 @@ class Forgejo:
         self._local.conn = None
 
     def close(self) -> None:
-        self._drop_conn()
+        """Close every kept-alive connection (this thread's and those of helper threads)."""
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for c in conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+        self._local.conn = None
 
     # -- one attempt --
     def _once(self, method: str, path: str, params: Optional[Dict[str, Any]], body: Any, what: str) -> Tuple[int, Any]:
