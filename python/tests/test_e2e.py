@@ -17,16 +17,25 @@ W = "implementation-worker"
 KEY = "python-e2e-signing-key-0123456789"
 
 
+_forge: "Forge | None" = None
+
+
+def setUpModule() -> None:
+    global _forge
+    # One forge for the module (each test makes its own session issue): starting it costs a second or two.
+    _forge = Forge(main="agent", others=["mallory", "checkpost-bot"])
+
+
+def tearDownModule() -> None:
+    if _forge is not None:
+        _forge.close()
+
+
 class ForgeCase(unittest.TestCase):
-    forge: Forge
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.forge = Forge(main="agent", others=["mallory", "checkpost-bot"])
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.forge.close()
+    @property
+    def forge(self) -> Forge:
+        assert _forge is not None
+        return _forge
 
     def new_issue(self, title: str = "[Automated] CleverAgents Build Session") -> int:
         """A fresh session issue for one test (each test its own, so none sees another's comments)."""
