@@ -3,14 +3,10 @@ post-exactly-once.ts, read-directive.ts, with the CLI's phase maps and caches)."
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import secrets
-import tempfile
 import threading
 import time
-from concurrent.futures import Future
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import chain as C
@@ -31,18 +27,34 @@ PhaseMapSpec = Union[None, str, Mapping[str, str]]
 
 def new_checkpoint_id() -> str:
     """"cp-" + 24 hex digits (96 random bits), unique per save: what makes a retried save findable."""
-    return "cp-" + secrets.token_hex(12)
+    return "cp-" + os.urandom(12).hex()
 
 
-def _in_thread(fn: Callable[[], Any]) -> "Future[Any]":
+class Future:
+    """The result of a call running beside the caller (concurrent.futures costs a process start more)."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def result(self) -> Any:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def _in_thread(fn: Callable[[], Any]) -> Future:
     """Run fn beside the caller (one request's latency hidden behind another's)."""
-    fut: "Future[Any]" = Future()
+    fut = Future()
 
     def run() -> None:
         try:
-            fut.set_result(fn())
+            fut._value = fn()
         except BaseException as e:  # handed to the caller through the future, never lost
-            fut.set_exception(e)
+            fut._error = e
+        fut._done.set()
 
     threading.Thread(target=run, daemon=True).start()
     return fut
@@ -80,7 +92,8 @@ class _JsonFile:
             else:
                 d[key] = value
             os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
+            tmp = "%s.%d.%s.tmp" % (self.path, os.getpid(), os.urandom(4).hex())
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(d, f)
             os.replace(tmp, self.path)
@@ -139,17 +152,29 @@ class Client:
         self._self = self_login
         self._writers: Dict[Tuple[str, str], Dict[str, int]] = {}
         d = cache_dir if use_cache else None
-        tok = hashlib.sha256((token or "").encode()).hexdigest()[:16]
+        self._token = token or ""
         self._issue_key = json.dumps([self.api.api_url, owner, repo, title, label])
-        self._login_key = json.dumps([self.api.api_url, tok])
         self._issues = _JsonFile(os.path.join(d, "python-issues.json") if d else None)
         self._logins = _JsonFile(os.path.join(d, "python-logins.json") if d else None)
+        self._login_looked_up = self._self is not None
         if self._issue is None:
             cached = self._issues.get(self._issue_key)
             self._issue = cached if isinstance(cached, int) else None
-        if self._self is None:
-            cached_login = self._logins.get(self._login_key)
-            self._self = cached_login if isinstance(cached_login, str) else None
+
+    @property
+    def _login_key(self) -> str:
+        import hashlib  # here, not at the top: a save process never needs it (start-up time)
+
+        return json.dumps([self.api.api_url, hashlib.sha256(self._token.encode()).hexdigest()[:16]])
+
+    def _cached_login(self) -> Optional[str]:
+        """The token's login as remembered on this machine (read once, on the first read that needs it)."""
+        if not self._login_looked_up:
+            self._login_looked_up = True
+            v = self._logins.get(self._login_key)
+            if self._self is None and isinstance(v, str):
+                self._self = v
+        return self._self
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> "Client":
@@ -262,12 +287,12 @@ class Client:
 
     def self_login(self) -> str:
         """The token's own login (GET /user once, then remembered on this machine)."""
-        if self._self is None:
+        if self._cached_login() is None:
             self._learn_self(self.api.current_user()["login"])
         return self._self  # type: ignore[return-value]
 
     def _learn_self(self, login: str) -> None:
-        if login != self._self:
+        if login != self._cached_login():
             self._self = login
             self._logins.set(self._login_key, login)
 
@@ -321,8 +346,8 @@ class Client:
             check = _in_thread(lambda: self._read_directive(issue, agent, session)) if check_directive else None
             comment = self._post_exactly_once(issue, body, "\nId: %s\n" % cp["id"])
             login = (comment.get("user") or {}).get("login")
-            if login:
-                self._learn_self(login)
+            if login and self._self != login:
+                self._self = login  # in memory only: the disk cache is written by self_login()
             out: Dict[str, Any] = {"comment_id": comment["id"], "issue": issue, "html_url": comment.get("html_url"), "checkpoint": cp}
             if check is not None:
                 directive, max_epoch = check.result()
@@ -451,7 +476,7 @@ class Client:
         save carries epoch = fence + 1, so a superseded worker's later saves are zombies. `take_over`
         writes that fence at once (the same phase and state under the new epoch)."""
         name, pmap = self.phase_map_for(agent, phase_map)
-        login = None if self._self is not None else _in_thread(self.api.current_user)
+        login = None if self._cached_login() is not None else _in_thread(self.api.current_user)
 
         def policy() -> Policy:
             if login is not None and self._self is None:
@@ -512,7 +537,7 @@ class Client:
         listed = self.api.list_comments(self.owner, self.repo, issue, since=forgejo_time(since_ms))
         by_id = {c["id"]: c for c in listed}
 
-        def named(cid: int, fetched: "Optional[Future[Any]]" = None) -> Optional[Dict[str, Any]]:
+        def named(cid: int, fetched: Optional[Future] = None) -> Optional[Dict[str, Any]]:
             if cid in by_id:
                 return by_id[cid]
             return fetched.result() if fetched is not None else self._comment_or_none(cid)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from dataclasses import dataclass, field
 from typing import List, Mapping, Optional, Tuple
 
 from .errors import ConfigError
@@ -14,24 +13,35 @@ DEFAULT_SESSION_LABEL = "Type/Automation"
 DEFAULT_MAX_CHECKPOINT_BYTES = 64 * 1024
 
 
-@dataclass
 class Config:
-    url: Optional[str] = None
-    token: Optional[str] = None
-    owner: Optional[str] = None
-    repo: Optional[str] = None
-    #: where owner/repo came from, in the words the user typed (hints name it)
-    repo_source: Optional[str] = None
-    issue: Optional[int] = None
+    """The settings, as read from the environment. (A plain class: `dataclasses` imports `inspect`,
+    which alone costs a save process more start-up time than the seed's whole import list.)"""
+
     title: str = DEFAULT_SESSION_TITLE
     label: str = DEFAULT_SESSION_LABEL
-    trusted_authors: List[str] = field(default_factory=list)
-    signing_key: Optional[str] = None
-    legacy_writers: str = "fence"
     max_checkpoint_bytes: int = DEFAULT_MAX_CHECKPOINT_BYTES
-    cache_dir: Optional[str] = None
-    timeout: float = 30.0
-    retries: int = 4
+
+    def __init__(self) -> None:
+        self.url: Optional[str] = None
+        self.token: Optional[str] = None
+        self.owner: Optional[str] = None
+        self.repo: Optional[str] = None
+        #: where owner/repo came from, in the words the user typed (hints name it)
+        self.repo_source: Optional[str] = None
+        self.issue: Optional[int] = None
+        self.title = DEFAULT_SESSION_TITLE
+        self.label = DEFAULT_SESSION_LABEL
+        self.trusted_authors: List[str] = []
+        self.signing_key: Optional[str] = None
+        self.legacy_writers = "fence"
+        self.max_checkpoint_bytes = DEFAULT_MAX_CHECKPOINT_BYTES
+        self.cache_dir: Optional[str] = None
+        self.timeout = 30.0
+        self.retries = 4
+
+    def __repr__(self) -> str:
+        shown = {k: ("<set>" if k in ("token", "signing_key") and v else v) for k, v in vars(self).items()}
+        return "Config(%s)" % ", ".join("%s=%r" % kv for kv in shown.items())
 
 
 def _int(env: Mapping[str, str], name: str, lo: int, hi: Optional[int] = None) -> Optional[int]:

@@ -8,7 +8,6 @@ flows one way: comments -> parse -> fold -> answers; no I/O, no clock.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import re
 from datetime import datetime, timezone
@@ -49,6 +48,8 @@ def iso_ms(ms: int) -> str:
 
 def body_hash(body: str) -> str:
     """sha256, base64url, 16 characters: the projection's version digest (src/projection/body-hash.ts)."""
+    import hashlib
+
     return base64.urlsafe_b64encode(hashlib.sha256(body.encode("utf-8", "surrogatepass")).digest()).decode("ascii").rstrip("=")[:16]
 
 

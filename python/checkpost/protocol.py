@@ -6,8 +6,6 @@ corpus (fixtures/conformance/) runs the same bodies through both, so the two can
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import re
@@ -558,6 +556,9 @@ def canonical_checkpoint(cp: Dict[str, Any]) -> str:
 
 
 def _mac(key: str, text: str) -> str:
+    import hashlib  # only with a signing key: kept off a plain save's start-up
+    import hmac
+
     return "hmac-sha256=" + hmac.new(key.encode("utf-8"), text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
@@ -567,6 +568,8 @@ def sign_checkpoint(cp: Dict[str, Any], key: str) -> str:
 
 
 def verify_checkpoint_signature(cp: Dict[str, Any], key: str) -> bool:
+    import hmac
+
     sig = cp.get("signature")
     return bool(sig) and hmac.compare_digest(sign_checkpoint(cp, key), sig)
 
@@ -593,6 +596,8 @@ def sign_control(c: Dict[str, Any], key: str) -> str:
 
 
 def verify_control_signature(c: Dict[str, Any], key: str) -> bool:
+    import hmac
+
     sig = c.get("signature")
     return bool(sig) and hmac.compare_digest(sign_control(c, key), sig)
 
