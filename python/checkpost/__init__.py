@@ -56,7 +56,12 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
+_SUBMODULES = {"chain", "client", "config", "errors", "forgejo", "projection", "protocol", "resume_index", "seed"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module("." + name, __name__)
     mod = _WHERE.get(name)
     if mod is None:
         raise AttributeError("module 'checkpost' has no attribute %r" % name)
