@@ -17,6 +17,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 from .errors import ForgejoApiError, ForgejoResponseError
 
 T = TypeVar("T")
+#: Reuse a kept-alive connection only if it was used this recently (servers close idle ones: Go's default is longer).
+IDLE_REUSE_S = 4.0
 
 
 def forgejo_time(ms: float) -> str:
@@ -81,6 +83,11 @@ class Forgejo:
     # -- connections --
     def _conn(self) -> http.client.HTTPConnection:
         c = getattr(self._local, "conn", None)
+        # A kept-alive connection idle for a while may be closed by the server as we write to it; a
+        # POST lost that way has an unknown outcome (a lookup before it is retried): start afresh instead.
+        if c is not None and time.monotonic() - getattr(self._local, "used", 0.0) > IDLE_REUSE_S:
+            self._drop_conn()
+            c = None
         if c is None:
             if self.scheme == "https":
                 c = http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout)
@@ -133,6 +140,7 @@ class Forgejo:
                 sent = True
                 res = conn.getresponse()
                 raw = res.read()
+                self._local.used = time.monotonic()
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
                 self._drop_conn()
