@@ -101,6 +101,9 @@ class Forgejo:
     def _drop_conn(self) -> None:
         c = getattr(self._local, "conn", None)
         if c is not None:
+            with self._lock:
+                if c in self._conns:
+                    self._conns.remove(c)
             try:
                 c.close()
             except OSError:
