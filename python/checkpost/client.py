@@ -21,6 +21,8 @@ from .projection import Comments, Policy, comment_record, iso_ms, parse_time_ms,
 LOOKBACK_MS = 60_000
 #: A pointed comment this few ids below the index's watermark is read with the tail in one request.
 ONE_READ_MAX_ID_GAP = 32
+#: How long a remembered login is used without asking Forgejo again (the CLI's LOGIN_CACHE_TTL_MS).
+LOGIN_CACHE_TTL_MS = 24 * 3600_000
 
 PhaseMapSpec = Union[None, str, Mapping[str, str]]
 
@@ -150,31 +152,61 @@ class Client:
         self._configured_issue = issue
         self._issue = issue
         self._self = self_login
+        # {epoch, next_seq} per agent+session: what resume took over with and the next Seq to write.
         self._writers: Dict[Tuple[str, str], Dict[str, int]] = {}
         d = cache_dir if use_cache else None
         self._token = token or ""
-        self._issue_key = json.dumps([self.api.api_url, owner, repo, title, label])
-        self._issues = _JsonFile(os.path.join(d, "python-issues.json") if d else None)
-        self._logins = _JsonFile(os.path.join(d, "python-logins.json") if d else None)
+        # The CLI's per-machine memory, same files and keys (src/cli/issue-cache.ts, login-cache.ts,
+        # writer-memory.ts): a CLI and a Python agent on one machine share the issue, login and fence.
+        self._url = url.rstrip("/")
+        if self._url.endswith("/api/v1"):
+            self._url = self._url[: -len("/api/v1")]
+        self._issue_key = "|".join([self._url, owner, repo, title, label])
+        self._issues = _JsonFile(os.path.join(d, "issues.json") if d else None)
+        self._logins = _JsonFile(os.path.join(d, "logins.json") if d else None)
+        self._writer_file = _JsonFile(os.path.join(d, "writers.json") if d else None)
         self._login_looked_up = self._self is not None
+        #: the login in use came from the machine's memory, not from Forgejo now (re-checked on a full read)
+        self._self_remembered = False
         if self._issue is None:
             cached = self._issues.get(self._issue_key)
-            self._issue = cached if isinstance(cached, int) else None
+            self._issue = cached if isinstance(cached, int) and not isinstance(cached, bool) and cached > 0 else None
 
     @property
     def _login_key(self) -> str:
         import hashlib  # here, not at the top: a save process never needs it (start-up time)
 
-        return json.dumps([self.api.api_url, hashlib.sha256(self._token.encode()).hexdigest()[:16]])
+        return hashlib.sha256(("checkpost-login-v1\n%s\n%s" % (self._url, self._token)).encode("utf-8")).hexdigest()
 
     def _cached_login(self) -> Optional[str]:
-        """The token's login as remembered on this machine (read once, on the first read that needs it)."""
+        """The token's login as remembered on this machine for up to 24 h (read once, when first needed)."""
         if not self._login_looked_up:
             self._login_looked_up = True
             v = self._logins.get(self._login_key)
-            if self._self is None and isinstance(v, str):
-                self._self = v
+            if self._self is None and isinstance(v, dict) and isinstance(v.get("login"), str) and isinstance(v.get("at"), (int, float)):
+                age = time.time() * 1000 - v["at"]
+                if 0 <= age < LOGIN_CACHE_TTL_MS:
+                    self._self = v["login"]
+                    self._self_remembered = True
         return self._self
+
+    def _writer_key(self, agent: str, session: str) -> str:
+        return "|".join([self._url, self.owner, self.repo, agent, session])
+
+    def _writer(self, agent: str, session: str) -> Optional[Dict[str, int]]:
+        """The fence this handle (else this machine: `resume` in another process) holds for agent+session."""
+        held = self._writers.get((agent, session))
+        if held is None:
+            v = self._writer_file.get(self._writer_key(agent, session))
+            if isinstance(v, dict) and isinstance(v.get("epoch"), int) and isinstance(v.get("next_seq"), int) and v["epoch"] >= 0 and v["next_seq"] >= 1:
+                held = {"epoch": v["epoch"], "next_seq": v["next_seq"]}
+        return held
+
+    def _hold(self, agent: str, session: str, epoch: int, next_seq: int) -> None:
+        state = {"epoch": epoch, "next_seq": next_seq}
+        self._writers[(agent, session)] = state
+        if self._writer_file.get(self._writer_key(agent, session)) != state:
+            self._writer_file.set(self._writer_key(agent, session), state)
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> "Client":
@@ -292,9 +324,11 @@ class Client:
         return self._self  # type: ignore[return-value]
 
     def _learn_self(self, login: str) -> None:
-        if login != self._cached_login():
-            self._self = login
-            self._logins.set(self._login_key, login)
+        """Forgejo stated the token's login now: use it, and remember it on this machine."""
+        self._cached_login()
+        self._self_remembered = False
+        self._self = login
+        self._logins.set(self._login_key, {"login": login, "at": int(time.time() * 1000)})
 
     def policy(self) -> Policy:
         """Who is believed: the token's user and CHECKPOST_TRUSTED_AUTHORS, plus the signing key."""
@@ -318,12 +352,16 @@ class Client:
         Seq/Epoch continue this handle's memory (set by `resume`, which takes over). With
         `check_directive`, the issue is read beside the POST and a directive a person gave is returned."""
         state = dict(data or {})
-        k = (agent, session)
-        mem = self._writers.get(k)
-        if seq is None and mem is not None and (epoch is None or epoch == mem["epoch"]):
-            seq = mem["seq"] + 1
-        if epoch is None and mem is not None:
-            epoch = mem["epoch"]
+        held = self._writer(agent, session)
+        if held is not None and epoch is not None and epoch < held["epoch"]:
+            raise ProtocolInputError(
+                "epoch %d is below epoch %d, which resume took over with: the checkpoint would be fenced off as a zombie and never "
+                "resumed. Pass epoch=%d, seq=%d, or leave both out to continue the fence." % (epoch, held["epoch"], held["epoch"], held["next_seq"])
+            )
+        if seq is None and held is not None and (epoch is None or epoch == held["epoch"]):
+            seq = held["next_seq"]
+        if epoch is None and held is not None:
+            epoch = held["epoch"]
         cp: Dict[str, Any] = {
             "version": P.PROTOCOL_VERSION,
             "agent": agent,
@@ -357,8 +395,8 @@ class Client:
             return out
 
         saved = self._with_issue(run)
-        if seq is not None or epoch is not None:
-            self._writers[k] = {"seq": seq or 0, "epoch": epoch or 0}
+        if epoch is not None:
+            self._hold(agent, session, epoch, (seq or 0) + 1)
         return saved
 
     def health(self, agent: str, session: str, metrics: Optional[Mapping[str, Any]] = None, status: str = "Active", next_check: str = P.DEFAULT_NEXT_CHECK) -> Dict[str, Any]:
@@ -485,9 +523,16 @@ class Client:
 
         head = self._head()
         a = self._cold_resume(head, agent, session, pmap or {}, policy)
+        # A remembered login that is wrong (the user was renamed) makes our own checkpoints untrusted, which
+        # sends the index path to a full read: only then is it worth a GET /user (as SessionStore.resume).
+        if a["via"] == "full" and self._self_remembered:
+            before = self._self
+            self._learn_self(self.api.current_user()["login"])
+            if self._self != before:
+                a = self._cold_resume(head, agent, session, pmap or {}, self.policy)
         epoch = a["maxEpoch"] + 1
         seq = (a["checkpoint"] or {}).get("seq") or 0
-        self._writers[(agent, session)] = {"seq": seq, "epoch": epoch}
+        self._hold(agent, session, epoch, seq + 1)
         resume_point = a["resume_point"] if (pmap is not None or a["checkpoint"] is None) else a["phase"]
         out: Dict[str, Any] = {"resume_point": resume_point, "phase": a["phase"], "state": a["state"], "mapped": pmap is not None}
         if name is not None:
@@ -495,7 +540,7 @@ class Client:
         out.update({"checkpoint": a["checkpoint"], "next_seq": seq + 1, "epoch": epoch, "directive": a["directive"], "not_used": a["not_used"], "via": a["via"], "issue": head["number"]})
         if take_over and a["checkpoint"] is not None:
             saved = self.save(agent, session, a["phase"], a["state"] if isinstance(a["state"], dict) else {"state": a["state"]})
-            out["next_seq"] = seq + 2
+            out["next_seq"] = seq + 2  # the fence's own save took seq + 1
             out["takeover_comment_id"] = saved["comment_id"]
         return out
 

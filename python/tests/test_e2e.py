@@ -202,6 +202,19 @@ class Interop(ForgeCase):
         self.assertEqual((lib["phase"], lib["state"]), ("all_subtasks_complete", {"by": "python again"}))  # type: ignore[index]
         self.assertEqual(lib["checkpoint"]["epoch"], 1)  # type: ignore[index]
 
+    def test_a_machine_shares_the_fence_between_cli_and_python_processes(self) -> None:
+        issue = self.new_issue()
+        env = self.env(issue)  # one CHECKPOST_CACHE_DIR: one machine
+        Client.from_env(env).save(W, "m", "clone_complete", {"n": 1})
+        cli = self.forge.cli(["resume", "--agent", W, "--session", "m"], env)  # takes over: epoch 1
+        self.assertEqual(cli["epoch"], 1)  # type: ignore[index]
+        saved = Client.from_env(env).save(W, "m", "subtask_1_complete", {"n": 2})  # a new Python process
+        self.assertEqual((saved["checkpoint"].get("epoch"), saved["checkpoint"].get("seq")), (1, 1))
+        py = Client.from_env(env).resume(W, "m")  # takes over: epoch 2
+        out = self.forge.cli(["save", "--agent", W, "--session", "m", "--phase", "subtask_2_complete", "--data", "{}"], env)
+        self.assertEqual((out["epoch"], out["seq"]), (py["epoch"], py["next_seq"]))  # type: ignore[index]
+        self.assertEqual(self.client(issue).resume(W, "m")["phase"], "subtask_2_complete")
+
     def test_signatures_verify_across_languages(self) -> None:
         issue = self.new_issue()
         signed_env = self.env(issue, CHECKPOST_SIGNING_KEY=KEY)

@@ -146,11 +146,14 @@ class ExactlyOnceAndRetries(unittest.TestCase):
     def test_seq_and_epoch_continue_after_a_resume(self) -> None:
         api = ScriptedApi({"POST comments": ["echo", "echo"]})
         c = self.client(api)
-        c._writers[("a", "s")] = {"seq": 4, "epoch": 2}
+        c._writers[("a", "s")] = {"epoch": 2, "next_seq": 5}
         c.save("a", "s", "p", {})
         c.save("a", "s", "p", {})
         self.assertIn("Seq: 5\nEpoch: 2\n", api.posted[0])
         self.assertIn("Seq: 6\nEpoch: 2\n", api.posted[1])
+        with self.assertRaises(ProtocolInputError) as cm:  # below the fence this handle took over with
+            c.save("a", "s", "p", {}, epoch=1)
+        self.assertIn("epoch=2, seq=7", str(cm.exception))
 
     def test_too_large_names_the_largest_keys(self) -> None:
         c = Client("http://x.invalid", "t", "o", "r", issue=1, use_cache=False, max_checkpoint_bytes=1000)
