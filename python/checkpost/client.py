@@ -89,6 +89,8 @@ class _JsonFile:
                     d = {}
             except (OSError, ValueError):
                 d = {}
+            if d.get(key) == value and (value is not None or key not in d):
+                return  # nearly always what it holds already: no write
             if value is None:
                 d.pop(key, None)
             else:
