@@ -51,6 +51,24 @@ class Writing(unittest.TestCase):
         self.assertFalse(P.verify_checkpoint_signature(P.parse_comment(body), "other-key-0123456"))
 
 
+class Packaging(unittest.TestCase):
+    def test_typed_and_standard_library_only(self) -> None:
+        import os
+        import sys
+
+        import checkpost
+
+        here = os.path.dirname(checkpost.__file__)
+        self.assertTrue(os.path.exists(os.path.join(here, "py.typed")), "py.typed ships with the package")
+        for name in ("client", "seed", "protocol", "projection", "resume_index", "chain", "forgejo", "config", "errors"):
+            getattr(checkpost, name)
+        ours = [m for m in sys.modules if m == "checkpost" or m.startswith("checkpost.")]
+        stdlib = set(sys.stdlib_module_names) | {"checkpost", "tests"}
+        foreign = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] not in stdlib and not m.startswith("_")} - {"sitecustomize", "usercustomize", "_distutils_hack", "apport_python_hook", "certifi", "distutils", "setuptools", "pkg_resources"})
+        self.assertTrue(ours)
+        self.assertEqual(foreign, [], "only the standard library is imported")
+
+
 class Configuration(unittest.TestCase):
     def test_repo_from_any_of_the_clis_forms(self) -> None:
         base = {"FORGEJO_URL": "http://h:3001"}
