@@ -272,13 +272,21 @@ class Client:
             for i in issues:
                 if not i.get("pull_request") and self.title in (i.get("title") or "") and any(lb.get("name") == self.label for lb in (i.get("labels") or [])):
                     out.append(i)
-            if len(issues) < limit:
+            # An instance may answer fewer than `limit` per page (MAX_RESPONSE_ITEMS): only an empty page ends the list.
+            if not issues:
                 break
             page += 1
         return sorted(out, key=lambda i: -i["number"])
 
     def _create_issue(self) -> Dict[str, Any]:
-        labels = self.api.list_labels(self.owner, self.repo)
+        labels: List[Dict[str, Any]] = []
+        page = 1
+        while True:  # every page: a label on page 2 must not be created twice
+            got = self.api.list_labels(self.owner, self.repo, page=page)
+            if not got:
+                break
+            labels.extend(got)
+            page += 1
         lab = next((lb for lb in labels if lb.get("name") == self.label), None)
         if lab is None:
             lab = self.api.create_label(self.owner, self.repo, {"name": self.label, "color": "#0075ca", "description": "Automated agent session state"})
@@ -383,17 +391,22 @@ class Client:
         self._check_size(body, state, "checkpoint")
 
         def run(issue: int) -> Dict[str, Any]:
-            check = _in_thread(lambda: self._read_directive(issue, agent, session)) if check_directive else None
+            check = _in_thread(lambda: self._read_issue_and_directive(issue, agent, session)) if check_directive else None
             comment = self._post_exactly_once(issue, body, "\nId: %s\n" % cp["id"])
             login = (comment.get("user") or {}).get("login")
             if login and self._self != login:
                 self._self = login  # in memory only: the disk cache is written by self_login()
             out: Dict[str, Any] = {"comment_id": comment["id"], "issue": issue, "html_url": comment.get("html_url"), "checkpoint": cp}
             if check is not None:
-                directive, max_epoch = check.result()
+                meta, directive, max_epoch = check.result()
                 out["directive"] = directive
                 fence = max(max_epoch, (directive or {}).get("epoch") or 0)
                 out["fenced"] = (epoch or 0) < fence
+                if meta.get("state") == "closed":
+                    # Rolled over: this save is a late one (the bot carries it); the next goes to the head.
+                    head = self._head(meta)
+                    if head["number"] != issue:
+                        out["continued_in"] = head["number"]
             return out
 
         saved = self._with_issue(run)
@@ -638,10 +651,15 @@ class Client:
             and ((p.get("epoch") or 0) >= e["maxEpoch"] or len(e.get("controls") or []) > 0)
         )
 
-    def _read_directive(self, issue: int, agent: str, session: str) -> Tuple[Optional[Dict[str, Any]], int]:
+    def _read_issue_and_directive(self, issue: int, agent: str, session: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], int]:
+        meta = self._get_issue(issue)
+        d, max_epoch = self._read_directive(meta, agent, session)
+        return meta, d, max_epoch
+
+    def _read_directive(self, meta: Dict[str, Any], agent: str, session: str) -> Tuple[Optional[Dict[str, Any]], int]:
         """src/store/read-directive.ts: the directive the resume index names for agent+session, verified
         (the [CONTROL] comment exists, is this agent+session's, unedited, trusted, signed with a key)."""
-        meta = self._get_issue(issue)
+        issue = meta["number"]
         ix = RI.extract_resume_index(RI.index_source(meta))
         entry = next((e for e in (ix or {}).get("entries", []) if e["agent"] == agent and e["session"] == session), None)
         if entry is None or not entry.get("directive"):

@@ -231,8 +231,8 @@ class Forgejo:
     def create_issue(self, owner: str, repo: str, body: Dict[str, Any]) -> Dict[str, Any]:
         return _shape(self.request("POST", "/repos/%s/%s/issues" % (_q(owner), _q(repo)), body=body, what="repository %s/%s" % (owner, repo)), dict, "POST issue")
 
-    def list_labels(self, owner: str, repo: str) -> List[Dict[str, Any]]:
-        return _shape(self.request("GET", "/repos/%s/%s/labels" % (_q(owner), _q(repo)), params={"limit": 50}, what="repository %s/%s" % (owner, repo)), list, "GET labels")
+    def list_labels(self, owner: str, repo: str, page: int = 1) -> List[Dict[str, Any]]:
+        return _shape(self.request("GET", "/repos/%s/%s/labels" % (_q(owner), _q(repo)), params={"limit": 50, "page": page}, what="repository %s/%s" % (owner, repo)), list, "GET labels")
 
     def create_label(self, owner: str, repo: str, body: Dict[str, Any]) -> Dict[str, Any]:
         return _shape(self.request("POST", "/repos/%s/%s/labels" % (_q(owner), _q(repo)), body=body, what="repository %s/%s" % (owner, repo)), dict, "POST label")

@@ -312,6 +312,11 @@ class Chain(ForgeCase):
         # an agent configured with the old number resumes from the head
         r = self.client(old).resume(W, "s1")
         self.assertEqual((r["issue"], r["state"]), (new, {"where": "new"}))
+        # a save to the closed issue (a cached number) is a late save; with the directive check it learns the head
+        stale = self.client(old)
+        late = stale.save(W, "s1", "commit_complete", {"where": "late"}, check_directive=True)
+        self.assertEqual((late["issue"], late.get("continued_in")), (old, new))
+        self.assertEqual(stale.save(W, "s1", "pr_created", {"where": "head"})["issue"], new)
         # latest across the chain, and a forward link forged by someone untrusted is not followed
         self.assertEqual(self.client(new).latest(W, "s1", all_issues=True)["issue"], new)  # type: ignore[index]
         lone = self.new_issue()
