@@ -56,15 +56,41 @@ export function requireToken(ctx: RequestContext): UserRow {
   return ctx.doer;
 }
 
+/**
+ * access_model.GetUserRepoPermission (models/perm/access/repo_permission.go:168-313) for user-owned
+ * repositories, the only kind this server has: anonymous → read on a public repo, none on a private one
+ * (:187-190, :219-221); a site admin or the owner → owner (:225-226); anyone else → accessLevel
+ * (models/perm/access/access.go:34-63): the access-table row (here: the collaboration's mode), else read
+ * on a public repo. Organisations and teams are not modelled: on Forgejo a team member's AccessMode is the
+ * team's, which for a unit-based team is the *minimum* of its unit modes (models/unit/unit.go:434-449,
+ * routers/api/v1/org/team.go:222), so someone who may write issues but only read code reads as "read".
+ */
 export function accessMode(forge: ForgeContext, repo: RepoRow, user: UserRow | null): AccessMode {
-  if (user && (user.is_admin === 1 || user.id === repo.owner_id)) return "admin";
+  if (user && (user.is_admin === 1 || user.id === repo.owner_id)) return "owner";
   const collab = user ? forge.store.collaboratorMode(repo.id, user.id) : undefined;
-  if (collab && collab !== "none") return collab;
+  if (collab) return collab;
   return repo.private ? "none" : "read";
 }
 
+const RANK: Record<AccessMode, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 };
+
+/** mode >= want, as Go compares perm.AccessMode values. */
+export function atLeast(mode: AccessMode, want: AccessMode): boolean {
+  return RANK[mode] >= RANK[want];
+}
+
 export function canWrite(mode: AccessMode): boolean {
-  return mode === "write" || mode === "admin";
+  return atLeast(mode, "write");
+}
+
+/** ctx.IsUserRepoAdmin() || ctx.IsUserSiteAdmin() (Permission.IsAdmin: AccessMode >= Admin). */
+export function isRepoAdmin(mode: AccessMode): boolean {
+  return atLeast(mode, "admin");
+}
+
+/** reqAdmin() (routers/api/v1/api.go:460-467): 403 with Forgejo's message unless a repo or site admin. */
+export function requireRepoAdmin(ctx: RequestContext, mode: AccessMode): void {
+  if (!isRepoAdmin(mode)) throw apiError(ctx.forge.baseUrl, 403, "user should be an owner or a collaborator with admin write of a repository");
 }
 
 /**

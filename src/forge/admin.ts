@@ -5,7 +5,7 @@ import { hashToken } from "./access.ts";
 import type { ForgeContext } from "./context.ts";
 import { emptyFaultCounts, type FaultController } from "./faults.ts";
 import { normalizeColor } from "./routes/labels.ts";
-import type { AccessMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
+import type { CollaboratorMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
 import type { WebhookDispatcher } from "./webhooks.ts";
 
 export interface AdminUser {
@@ -51,7 +51,7 @@ export interface ForgeAdmin {
   userCount(): number;
   repoExists(owner: string, name: string): boolean;
   createRepo(owner: string, name: string, opts?: { private?: boolean; description?: string }): AdminRepo;
-  addCollaborator(owner: string, repo: string, login: string, mode: Exclude<AccessMode, "none">): void;
+  addCollaborator(owner: string, repo: string, login: string, mode: CollaboratorMode): void;
   createLabel(owner: string, repo: string, label: { name: string; color?: string; description?: string; exclusive?: boolean }): { id: number };
   createIssue(owner: string, repo: string, issue: SeedIssue): AdminIssue;
   /** A "pull" record (no git data) so type=pulls|issues is testable. */

@@ -1,8 +1,15 @@
 /** Shared types of the embedded Forgejo-compatible server. */
 import type { Logger } from "pino";
 
-/** Access a user has to one repository (Forgejo's perm.AccessMode, reduced). */
-export type AccessMode = "none" | "read" | "write" | "admin";
+/**
+ * Access a user has to one repository: Forgejo's perm.AccessMode (models/perm/access_mode.go:13-24), whose
+ * String() is what the permission API answers. "owner" is what site admins and the repository's owner get
+ * (models/perm/access/repo_permission.go:225-226).
+ */
+export type AccessMode = "none" | "read" | "write" | "admin" | "owner";
+
+/** What a collaboration can hold (AddCollaboratorOption.permission; perm.ParseAccessMode knows no "owner"). */
+export type CollaboratorMode = "read" | "write" | "admin";
 
 /** Restricts fault injection to some requests. Empty/undefined lists match everything. */
 export interface FaultMatch {
@@ -50,6 +57,11 @@ export interface ForgeOptions {
   maxBodyBytes?: number;
   /** A request body must arrive within this many ms of the request's start, else 408. Default 60 s. */
   bodyTimeoutMs?: number;
+  /**
+   * [api] MAX_RESPONSE_ITEMS (default 50): the largest page a list answers. Instances may lower it; clients
+   * read it at GET /settings/api, and must follow Link / X-Total-Count rather than assume 50.
+   */
+  maxResponseItems?: number;
 }
 
 /** Result of a route handler; the server turns it into bytes (or a fault). */
