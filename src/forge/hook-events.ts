@@ -47,7 +47,8 @@ export function expandHookEvents(asked: readonly string[]): string[] {
   if (issues || want.has("issues_only")) on.add("issues");
   for (const e of ["issue_assign", "issue_label", "issue_milestone", "issue_comment"]) if (issues || want.has(e)) on.add(e);
   if (pulls || want.has("pull_request_only")) on.add("pull_request");
-  for (const e of ["pull_request_assign", "pull_request_label", "pull_request_milestone", "pull_request_comment", "pull_request_sync", "pull_request_review_request"]) if (pulls || want.has(e)) on.add(e);
+  for (const e of ["pull_request_assign", "pull_request_label", "pull_request_milestone", "pull_request_comment", "pull_request_sync", "pull_request_review_request"])
+    if (pulls || want.has(e)) on.add(e);
   if (pulls || want.has("pull_request_review")) for (const e of ["pull_request_review_approved", "pull_request_review_rejected"]) on.add(e);
   // pull_request_review_comment is listed from the PullRequestComment flag (webhook.go:348, :351).
   if (on.has("pull_request_comment")) on.add("pull_request_review_comment");

@@ -165,9 +165,10 @@ export class ForgeStore {
   }
   /** Collaborations in the order they were made (Forgejo: by collaboration id). */
   collaboratorsOfRepo(repoId: number): { user: UserRow; mode: CollaboratorMode }[] {
-    return this.all<UserRow & { collab_mode: CollaboratorMode }>("SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid", repoId).map(
-      ({ collab_mode, ...user }) => ({ user, mode: collab_mode }),
-    );
+    return this.all<UserRow & { collab_mode: CollaboratorMode }>(
+      "SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid",
+      repoId,
+    ).map(({ collab_mode, ...user }) => ({ user, mode: collab_mode }));
   }
   collaboratorMode(repoId: number, userId: number): CollaboratorMode | undefined {
     return this.one<{ mode: CollaboratorMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;

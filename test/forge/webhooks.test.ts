@@ -142,7 +142,7 @@ describe("webhooks", () => {
     expect(hung.headers["x-hub-signature-256"]).toBe("sha256=");
   });
 
-  it("inactive hooks and hooks without the event get nothing; \"issues\" includes issue_comment", async () => {
+  it('inactive hooks and hooks without the event get nothing; "issues" includes issue_comment', async () => {
     await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
       token: s.alice,
       body: { type: "forgejo", config: { url: `${rx.url}/inactive`, content_type: "json" }, events: ["issue_comment"] },
