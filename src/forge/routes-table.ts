@@ -133,7 +133,7 @@ export function matchRoute(method: string, path: string): RouteMatch {
     if (c.route.method !== method) continue;
     const params: Record<string, string> = {};
     c.names.forEach((n, i) => {
-      params[n] = decodeURIComponent(m[i + 1]!);
+      params[n] = decodeURIComponent(m[i + 1] ?? "");
     });
     const { handler, ...spec } = c.route;
     return { spec: { method: spec.method, path: spec.path, id: spec.id }, handler, params };

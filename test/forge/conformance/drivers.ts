@@ -62,9 +62,16 @@ export interface Ops {
 export type Driver = (token?: string) => Ops;
 
 // The generated clients type their arguments precisely; the scenario passes plain records (some of them
-// deliberately invalid, to drive error answers), so arguments are handed over untyped here.
-// biome-ignore lint/suspicious/noExplicitAny: deliberately untyped hand-over to generated clients
-type Loose = any;
+// deliberately invalid, to drive error answers), so those calls go through these loose views.
+type GiteaFn = (...args: unknown[]) => Promise<{ status: number; data: unknown }>;
+type FjFn = (options: unknown) => Promise<unknown>;
+
+/** A named function of a loose view; a client without it fails the suite loudly. */
+function fn<T>(ns: Record<string, T | undefined>, name: string): T {
+  const f = ns[name];
+  if (f === undefined) throw new Error(`the client has no ${name}`);
+  return f;
+}
 
 /** gitea-js: throws the Response (with .error) on non-2xx; 204 leaves data null. */
 async function gj(p: Promise<{ status: number; data: unknown }>): Promise<Reply> {
@@ -80,45 +87,47 @@ async function gj(p: Promise<{ status: number; data: unknown }>): Promise<Reply>
 export function giteaJs(baseUrl: string): Driver {
   return (token) => {
     const api = giteaApi(baseUrl, token ? { token } : {});
-    const a = api as Loose;
+    const loose = api as unknown as { repos: Record<string, GiteaFn>; user: Record<string, GiteaFn> };
+    const gr = (name: string, ...args: unknown[]) => fn(loose.repos, name)(...args);
+    const gu = (name: string, ...args: unknown[]) => fn(loose.user, name)(...args);
     const file = (f: { name: string; bytes: Uint8Array }) => new File([Buffer.from(f.bytes)], f.name, { type: "application/gzip" });
     return {
       version: () => gj(api.version.getVersion()),
       apiSettings: () => gj(api.settings.getGeneralApiSettings()),
       attachmentSettings: () => gj(api.settings.getGeneralAttachmentSettings()),
       currentUser: () => gj(api.user.userGetCurrent()),
-      createRepo: (body) => gj(a.user.createCurrentUserRepo(body)),
+      createRepo: (body) => gj(gu("createCurrentUserRepo", body)),
       getRepo: (o, r) => gj(api.repos.repoGet(o, r)),
-      listIssues: (o, r, q) => gj(a.repos.issueListIssues(o, r, q)),
-      createIssue: (o, r, body) => gj(a.repos.issueCreateIssue(o, r, body)),
+      listIssues: (o, r, q) => gj(gr("issueListIssues", o, r, q)),
+      createIssue: (o, r, body) => gj(gr("issueCreateIssue", o, r, body)),
       getIssue: (o, r, n) => gj(api.repos.issueGetIssue(o, r, n)),
-      editIssue: (o, r, n, body) => gj(a.repos.issueEditIssue(o, r, n, body)),
+      editIssue: (o, r, n, body) => gj(gr("issueEditIssue", o, r, n, body)),
       deleteIssue: (o, r, n) => gj(api.repos.issueDelete(o, r, n)),
-      listComments: (o, r, n, q) => gj(a.repos.issueGetComments(o, r, n, q)),
-      createComment: (o, r, n, body) => gj(a.repos.issueCreateComment(o, r, n, body)),
+      listComments: (o, r, n, q) => gj(gr("issueGetComments", o, r, n, q)),
+      createComment: (o, r, n, body) => gj(gr("issueCreateComment", o, r, n, body)),
       getComment: (o, r, id) => gj(api.repos.issueGetComment(o, r, id)),
-      editComment: (o, r, id, body) => gj(a.repos.issueEditComment(o, r, id, body)),
+      editComment: (o, r, id, body) => gj(gr("issueEditComment", o, r, id, body)),
       deleteComment: (o, r, id) => gj(api.repos.issueDeleteComment(o, r, id)),
       listAssets: (o, r, n) => gj(api.repos.issueListIssueAttachments(o, r, n)),
-      createAsset: (o, r, n, f, q) => gj(a.repos.issueCreateIssueAttachment(o, r, n, { attachment: file(f) }, q)),
+      createAsset: (o, r, n, f, q) => gj(gr("issueCreateIssueAttachment", o, r, n, { attachment: file(f) }, q)),
       getAsset: (o, r, n, id) => gj(api.repos.issueGetIssueAttachment(o, r, n, id)),
-      editAsset: (o, r, n, id, body) => gj(a.repos.issueEditIssueAttachment(o, r, n, id, body)),
+      editAsset: (o, r, n, id, body) => gj(gr("issueEditIssueAttachment", o, r, n, id, body)),
       deleteAsset: (o, r, n, id) => gj(api.repos.issueDeleteIssueAttachment(o, r, n, id)),
       listIssueLabels: (o, r, n) => gj(api.repos.issueGetLabels(o, r, n)),
-      addIssueLabels: (o, r, n, body) => gj(a.repos.issueAddLabel(o, r, n, body)),
-      replaceIssueLabels: (o, r, n, body) => gj(a.repos.issueReplaceLabels(o, r, n, body)),
+      addIssueLabels: (o, r, n, body) => gj(gr("issueAddLabel", o, r, n, body)),
+      replaceIssueLabels: (o, r, n, body) => gj(gr("issueReplaceLabels", o, r, n, body)),
       clearIssueLabels: (o, r, n) => gj(api.repos.issueClearLabels(o, r, n)),
-      listLabels: (o, r, q) => gj(a.repos.issueListLabels(o, r, q)),
-      createLabel: (o, r, body) => gj(a.repos.issueCreateLabel(o, r, body)),
-      listCollaborators: (o, r, q) => gj(a.repos.repoListCollaborators(o, r, q)),
+      listLabels: (o, r, q) => gj(gr("issueListLabels", o, r, q)),
+      createLabel: (o, r, body) => gj(gr("issueCreateLabel", o, r, body)),
+      listCollaborators: (o, r, q) => gj(gr("repoListCollaborators", o, r, q)),
       isCollaborator: (o, r, u) => gj(api.repos.repoCheckCollaborator(o, r, u)),
-      addCollaborator: (o, r, u, body) => gj(a.repos.repoAddCollaborator(o, r, u, body)),
+      addCollaborator: (o, r, u, body) => gj(gr("repoAddCollaborator", o, r, u, body)),
       deleteCollaborator: (o, r, u) => gj(api.repos.repoDeleteCollaborator(o, r, u)),
       permission: (o, r, u) => gj(api.repos.repoGetRepoPermissions(o, r, u)),
-      listHooks: (o, r, q) => gj(a.repos.repoListHooks(o, r, q)),
-      createHook: (o, r, body) => gj(a.repos.repoCreateHook(o, r, body)),
+      listHooks: (o, r, q) => gj(gr("repoListHooks", o, r, q)),
+      createHook: (o, r, body) => gj(gr("repoCreateHook", o, r, body)),
       getHook: (o, r, id) => gj(api.repos.repoGetHook(o, r, id)),
-      editHook: (o, r, id, body) => gj(a.repos.repoEditHook(o, r, id, body)),
+      editHook: (o, r, id, body) => gj(gr("repoEditHook", o, r, id, body)),
       deleteHook: (o, r, id) => gj(api.repos.repoDeleteHook(o, r, id)),
       unimplemented: [
         { name: "GET /repos/{owner}/{repo}/labels/{id}", call: (o, r) => gj(api.repos.issueGetLabel(o, r, 1)) },
@@ -143,7 +152,8 @@ async function fj(p: Promise<unknown>): Promise<Reply> {
 export function forgejoTs(baseUrl: string): Driver {
   return (token) => {
     const client = createClient({ baseURL: `${baseUrl}/api/v1`, headers: token ? { Authorization: `token ${token}` } : {}, throwOnError: false });
-    const f = F as Loose;
+    const loose = F as unknown as Record<string, FjFn>;
+    const ff = (name: string, options: unknown) => fn(loose, name)(options);
     const c = (path: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ client, path, ...extra });
     const blob = (x: { name: string; bytes: Uint8Array }) => new File([Buffer.from(x.bytes)], x.name, { type: "application/gzip" });
     return {
@@ -151,47 +161,47 @@ export function forgejoTs(baseUrl: string): Driver {
       apiSettings: () => fj(F.getGeneralApiSettings({ client })),
       attachmentSettings: () => fj(F.getGeneralAttachmentSettings({ client })),
       currentUser: () => fj(F.userGetCurrent({ client })),
-      createRepo: (body) => fj(f.createCurrentUserRepo({ client, body })),
+      createRepo: (body) => fj(ff("createCurrentUserRepo", { client, body })),
       getRepo: (o, r) => fj(F.repoGet({ client, path: { owner: o, repo: r } })),
-      listIssues: (o, r, q) => fj(f.issueListIssues(c({ owner: o, repo: r }, { query: q }))),
-      createIssue: (o, r, body) => fj(f.issueCreateIssue(c({ owner: o, repo: r }, { body }))),
-      getIssue: (o, r, n) => fj(f.issueGetIssue(c({ owner: o, repo: r, index: n }))),
-      editIssue: (o, r, n, body) => fj(f.issueEditIssue(c({ owner: o, repo: r, index: n }, { body }))),
-      deleteIssue: (o, r, n) => fj(f.issueDelete(c({ owner: o, repo: r, index: n }))),
-      listComments: (o, r, n, q) => fj(f.issueGetComments(c({ owner: o, repo: r, index: n }, { query: q }))),
-      createComment: (o, r, n, body) => fj(f.issueCreateComment(c({ owner: o, repo: r, index: n }, { body }))),
-      getComment: (o, r, id) => fj(f.issueGetComment(c({ owner: o, repo: r, id }))),
-      editComment: (o, r, id, body) => fj(f.issueEditComment(c({ owner: o, repo: r, id }, { body }))),
-      deleteComment: (o, r, id) => fj(f.issueDeleteComment(c({ owner: o, repo: r, id }))),
-      listAssets: (o, r, n) => fj(f.issueListIssueAttachments(c({ owner: o, repo: r, index: n }))),
-      createAsset: (o, r, n, x, q) => fj(f.issueCreateIssueAttachment(c({ owner: o, repo: r, index: n }, { body: { attachment: blob(x) }, query: q }))),
-      getAsset: (o, r, n, id) => fj(f.issueGetIssueAttachment(c({ owner: o, repo: r, index: n, attachment_id: id }))),
-      editAsset: (o, r, n, id, body) => fj(f.issueEditIssueAttachment(c({ owner: o, repo: r, index: n, attachment_id: id }, { body }))),
-      deleteAsset: (o, r, n, id) => fj(f.issueDeleteIssueAttachment(c({ owner: o, repo: r, index: n, attachment_id: id }))),
-      listIssueLabels: (o, r, n) => fj(f.issueGetLabels(c({ owner: o, repo: r, index: n }))),
-      addIssueLabels: (o, r, n, body) => fj(f.issueAddLabel(c({ owner: o, repo: r, index: n }, { body }))),
-      replaceIssueLabels: (o, r, n, body) => fj(f.issueReplaceLabels(c({ owner: o, repo: r, index: n }, { body }))),
-      clearIssueLabels: (o, r, n) => fj(f.issueClearLabels(c({ owner: o, repo: r, index: n }))),
-      listLabels: (o, r, q) => fj(f.issueListLabels(c({ owner: o, repo: r }, { query: q }))),
-      createLabel: (o, r, body) => fj(f.issueCreateLabel(c({ owner: o, repo: r }, { body }))),
-      listCollaborators: (o, r, q) => fj(f.repoListCollaborators(c({ owner: o, repo: r }, { query: q }))),
-      isCollaborator: (o, r, u) => fj(f.repoCheckCollaborator(c({ owner: o, repo: r, collaborator: u }))),
-      addCollaborator: (o, r, u, body) => fj(f.repoAddCollaborator(c({ owner: o, repo: r, collaborator: u }, { body }))),
-      deleteCollaborator: (o, r, u) => fj(f.repoDeleteCollaborator(c({ owner: o, repo: r, collaborator: u }))),
-      permission: (o, r, u) => fj(f.repoGetRepoPermissions(c({ owner: o, repo: r, collaborator: u }))),
-      listHooks: (o, r, q) => fj(f.repoListHooks(c({ owner: o, repo: r }, { query: q }))),
-      createHook: (o, r, body) => fj(f.repoCreateHook(c({ owner: o, repo: r }, { body }))),
-      getHook: (o, r, id) => fj(f.repoGetHook(c({ owner: o, repo: r, id }))),
-      editHook: (o, r, id, body) => fj(f.repoEditHook(c({ owner: o, repo: r, id }, { body }))),
-      deleteHook: (o, r, id) => fj(f.repoDeleteHook(c({ owner: o, repo: r, id }))),
+      listIssues: (o, r, q) => fj(ff("issueListIssues", c({ owner: o, repo: r }, { query: q }))),
+      createIssue: (o, r, body) => fj(ff("issueCreateIssue", c({ owner: o, repo: r }, { body }))),
+      getIssue: (o, r, n) => fj(ff("issueGetIssue", c({ owner: o, repo: r, index: n }))),
+      editIssue: (o, r, n, body) => fj(ff("issueEditIssue", c({ owner: o, repo: r, index: n }, { body }))),
+      deleteIssue: (o, r, n) => fj(ff("issueDelete", c({ owner: o, repo: r, index: n }))),
+      listComments: (o, r, n, q) => fj(ff("issueGetComments", c({ owner: o, repo: r, index: n }, { query: q }))),
+      createComment: (o, r, n, body) => fj(ff("issueCreateComment", c({ owner: o, repo: r, index: n }, { body }))),
+      getComment: (o, r, id) => fj(ff("issueGetComment", c({ owner: o, repo: r, id }))),
+      editComment: (o, r, id, body) => fj(ff("issueEditComment", c({ owner: o, repo: r, id }, { body }))),
+      deleteComment: (o, r, id) => fj(ff("issueDeleteComment", c({ owner: o, repo: r, id }))),
+      listAssets: (o, r, n) => fj(ff("issueListIssueAttachments", c({ owner: o, repo: r, index: n }))),
+      createAsset: (o, r, n, x, q) => fj(ff("issueCreateIssueAttachment", c({ owner: o, repo: r, index: n }, { body: { attachment: blob(x) }, query: q }))),
+      getAsset: (o, r, n, id) => fj(ff("issueGetIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }))),
+      editAsset: (o, r, n, id, body) => fj(ff("issueEditIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }, { body }))),
+      deleteAsset: (o, r, n, id) => fj(ff("issueDeleteIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }))),
+      listIssueLabels: (o, r, n) => fj(ff("issueGetLabels", c({ owner: o, repo: r, index: n }))),
+      addIssueLabels: (o, r, n, body) => fj(ff("issueAddLabel", c({ owner: o, repo: r, index: n }, { body }))),
+      replaceIssueLabels: (o, r, n, body) => fj(ff("issueReplaceLabels", c({ owner: o, repo: r, index: n }, { body }))),
+      clearIssueLabels: (o, r, n) => fj(ff("issueClearLabels", c({ owner: o, repo: r, index: n }))),
+      listLabels: (o, r, q) => fj(ff("issueListLabels", c({ owner: o, repo: r }, { query: q }))),
+      createLabel: (o, r, body) => fj(ff("issueCreateLabel", c({ owner: o, repo: r }, { body }))),
+      listCollaborators: (o, r, q) => fj(ff("repoListCollaborators", c({ owner: o, repo: r }, { query: q }))),
+      isCollaborator: (o, r, u) => fj(ff("repoCheckCollaborator", c({ owner: o, repo: r, collaborator: u }))),
+      addCollaborator: (o, r, u, body) => fj(ff("repoAddCollaborator", c({ owner: o, repo: r, collaborator: u }, { body }))),
+      deleteCollaborator: (o, r, u) => fj(ff("repoDeleteCollaborator", c({ owner: o, repo: r, collaborator: u }))),
+      permission: (o, r, u) => fj(ff("repoGetRepoPermissions", c({ owner: o, repo: r, collaborator: u }))),
+      listHooks: (o, r, q) => fj(ff("repoListHooks", c({ owner: o, repo: r }, { query: q }))),
+      createHook: (o, r, body) => fj(ff("repoCreateHook", c({ owner: o, repo: r }, { body }))),
+      getHook: (o, r, id) => fj(ff("repoGetHook", c({ owner: o, repo: r, id }))),
+      editHook: (o, r, id, body) => fj(ff("repoEditHook", c({ owner: o, repo: r, id }, { body }))),
+      deleteHook: (o, r, id) => fj(ff("repoDeleteHook", c({ owner: o, repo: r, id }))),
       unimplemented: [
-        { name: "GET /repos/{owner}/{repo}/labels/{id}", call: (o, r) => fj(f.issueGetLabel(c({ owner: o, repo: r, id: 1 }))) },
-        { name: "GET /repos/{owner}/{repo}/issues/comments", call: (o, r) => fj(f.issueGetRepoComments(c({ owner: o, repo: r }))) },
-        { name: "GET /repos/{owner}/{repo}/milestones", call: (o, r) => fj(f.issueGetMilestonesList(c({ owner: o, repo: r }))) },
-        { name: "GET /repos/{owner}/{repo}/assignees", call: (o, r) => fj(f.repoGetAssignees(c({ owner: o, repo: r }))) },
-        { name: "DELETE /repos/{owner}/{repo}", call: (o, r) => fj(f.repoDelete(c({ owner: o, repo: r }))) },
-        { name: "GET /user/repos", call: () => fj(f.userCurrentListRepos({ client })) },
-        { name: "GET /repos/{owner}/{repo}/issues/{index}/timeline", call: (o, r) => fj(f.issueGetCommentsAndTimeline(c({ owner: o, repo: r, index: 1 }))) },
+        { name: "GET /repos/{owner}/{repo}/labels/{id}", call: (o, r) => fj(ff("issueGetLabel", c({ owner: o, repo: r, id: 1 }))) },
+        { name: "GET /repos/{owner}/{repo}/issues/comments", call: (o, r) => fj(ff("issueGetRepoComments", c({ owner: o, repo: r }))) },
+        { name: "GET /repos/{owner}/{repo}/milestones", call: (o, r) => fj(ff("issueGetMilestonesList", c({ owner: o, repo: r }))) },
+        { name: "GET /repos/{owner}/{repo}/assignees", call: (o, r) => fj(ff("repoGetAssignees", c({ owner: o, repo: r }))) },
+        { name: "DELETE /repos/{owner}/{repo}", call: (o, r) => fj(ff("repoDelete", c({ owner: o, repo: r }))) },
+        { name: "GET /user/repos", call: () => fj(ff("userCurrentListRepos", { client })) },
+        { name: "GET /repos/{owner}/{repo}/issues/{index}/timeline", call: (o, r) => fj(ff("issueGetCommentsAndTimeline", c({ owner: o, repo: r, index: 1 }))) },
       ],
     };
   };
