@@ -202,12 +202,14 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
 
     let result: ApiResult;
     try {
+      // Authentication is router middleware (m.Use(shared.Middlewares()), routers/api/v1/api.go:834), so it
+      // runs before routing: a bad token is a 401 even on a path no route matches.
+      const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
       if (!match.spec) {
         // A method Forgejo registers on this path but this server does not implement answers like any
         // route this server lacks; a method Forgejo lacks too gets chi's 405.
         throw match.forgejoMethods.length > 0 && !match.forgejoMethods.includes(method as never) ? methodNotAllowed(match.forgejoMethods) : unknownRoute();
       }
-      const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
       let body: unknown;
       let files: RequestContext["files"];
       const contentType = String(req.headers["content-type"] ?? "");
