@@ -4,7 +4,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_SCHEMA } from "./store-schema.ts";
 import { expandHookEvents } from "./hook-events.ts";
-import type { AttachmentRow, CollaboratorMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
+import type { AccessMode, AttachmentRow, CollaboratorMode, TeamRow, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
 
 export interface IssueSearch {
   repoId: number;
@@ -159,6 +159,34 @@ export class ForgeStore {
   }
   setCollaborator(repoId: number, userId: number, mode: CollaboratorMode): void {
     this.run("INSERT OR REPLACE INTO collaborators (repo_id, user_id, mode) VALUES (?, ?, ?)", repoId, userId, mode);
+  }
+  // organisations and teams
+  markOrg(userId: number): void {
+    this.run("INSERT OR IGNORE INTO orgs (user_id) VALUES (?)", userId);
+  }
+  isOrg(userId: number): boolean {
+    return this.one("SELECT 1 AS x FROM orgs WHERE user_id = ?", userId) !== undefined;
+  }
+  createTeam(orgId: number, name: string, accessMode: AccessMode, units: Record<string, AccessMode>): TeamRow {
+    const r = this.run("INSERT INTO teams (org_id, name, access_mode, units) VALUES (?, ?, ?, ?)", orgId, name, accessMode, JSON.stringify(units));
+    return this.one<TeamRow>("SELECT * FROM teams WHERE id = ?", Number(r.lastInsertRowid))!;
+  }
+  teamByName(orgId: number, name: string): TeamRow | undefined {
+    return this.one<TeamRow>("SELECT * FROM teams WHERE org_id = ? AND name = ?", orgId, name);
+  }
+  addTeamUser(teamId: number, userId: number): void {
+    this.run("INSERT OR IGNORE INTO team_users (team_id, user_id) VALUES (?, ?)", teamId, userId);
+  }
+  addTeamRepo(teamId: number, repoId: number): void {
+    this.run("INSERT OR IGNORE INTO team_repos (team_id, repo_id) VALUES (?, ?)", teamId, repoId);
+  }
+  /** organization.GetUserRepoTeams: the user's teams that hold the repository. */
+  userRepoTeams(userId: number, repoId: number): TeamRow[] {
+    return this.all<TeamRow>(
+      "SELECT t.* FROM teams t JOIN team_users tu ON tu.team_id = t.id JOIN team_repos tr ON tr.team_id = t.id WHERE tu.user_id = ? AND tr.repo_id = ? ORDER BY t.id",
+      userId,
+      repoId,
+    );
   }
   removeCollaborator(repoId: number, userId: number): void {
     this.run("DELETE FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId);

@@ -8,6 +8,16 @@ import type { Logger } from "pino";
  */
 export type AccessMode = "none" | "read" | "write" | "admin" | "owner";
 
+/** A team of an organisation: its AccessMode and its per-unit modes ("issues", "code", "pulls", …). */
+export interface TeamRow {
+  id: number;
+  org_id: number;
+  name: string;
+  access_mode: AccessMode;
+  /** JSON object unit → mode. */
+  units: string;
+}
+
 /** What a collaboration can hold (AddCollaboratorOption.permission; perm.ParseAccessMode knows no "owner"). */
 export type CollaboratorMode = "read" | "write" | "admin";
 

@@ -143,6 +143,7 @@ describe("webhooks", () => {
   });
 
   it('inactive hooks and hooks without the event get nothing; "issues" includes issue_comment', async () => {
+    s.forge.admin.setWebhookTimeout(5000); // the 200 ms of beforeEach is for the timeout test; a loaded machine can exceed it
     await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
       token: s.alice,
       body: { type: "forgejo", config: { url: `${rx.url}/inactive`, content_type: "json" }, events: ["issue_comment"] },

@@ -37,8 +37,8 @@ function attachmentOf(ctx: RequestContext, repo: RepoRow, issue: IssueRow): Atta
 
 /** canUserWriteIssueAttachment (:385-393). */
 function mustWrite(ctx: RequestContext, issue: IssueRow): void {
-  const { mode } = loadRepo(ctx);
-  if (!ctx.doer || (ctx.doer.id !== issue.poster_id && !canWrite(mode))) throw apiError(ctx.forge.baseUrl, 403, "user should have permission to write issue");
+  const { issuesMode } = loadRepo(ctx);
+  if (!ctx.doer || (ctx.doer.id !== issue.poster_id && !canWrite(issuesMode))) throw apiError(ctx.forge.baseUrl, 403, "user should have permission to write issue");
 }
 
 export const listIssueAttachments: RouteHandler = (ctx) => {

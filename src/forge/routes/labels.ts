@@ -29,9 +29,9 @@ export const listRepoLabels: RouteHandler = (ctx) => {
 };
 
 export const createRepoLabel: RouteHandler = (ctx) => {
-  const { repo, mode } = loadRepo(ctx);
+  const { repo, issuesMode } = loadRepo(ctx);
   requireToken(ctx);
-  if (!canWrite(mode)) throw apiError(ctx.forge.baseUrl, 403, "user should have a permission to write to a repo");
+  if (!canWrite(issuesMode)) throw apiError(ctx.forge.baseUrl, 403, "user should have a permission to write to a repo");
   const form = bindBody(CreateLabelOption, ctx.body);
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
   const color = normalizeColor(form.value.color);
@@ -59,7 +59,7 @@ export const listIssueLabels: RouteHandler = (ctx) => {
  * other repos ignored. A non-writer gets ctx.Status(403), an empty body.
  */
 function prepareLabels(ctx: RequestContext): { repo: RepoRow; issue: IssueRow; doer: UserRow; ids: number[] } {
-  const { repo, mode } = loadRepo(ctx);
+  const { repo, issuesMode } = loadRepo(ctx);
   const doer = requireToken(ctx);
   const form = bindBody(IssueLabelsOption, ctx.body);
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
@@ -74,7 +74,7 @@ function prepareLabels(ctx: RequestContext): { repo: RepoRow; issue: IssueRow; d
   if (numbers.length > 0 && names.length > 0) throw apiError(ctx.forge.baseUrl, 400, "labels should be an array of strings or integers");
   const store = ctx.forge.store;
   const ids = [...numbers.filter((id) => store.labelOfRepo(repo.id, id) !== undefined), ...(names.length > 0 ? store.labelIdsByNames(repo.id, names) : [])];
-  if (!canWrite(mode)) throw statusOnly(403);
+  if (!canWrite(issuesMode)) throw statusOnly(403);
   return { repo, issue, doer, ids: [...new Set(ids)] };
 }
 
@@ -133,10 +133,10 @@ export const replaceIssueLabels: RouteHandler = (ctx) => {
  * action "label_cleared" (services/webhook/notifier.go:41-70).
  */
 export const clearIssueLabels: RouteHandler = (ctx) => {
-  const { repo, mode } = loadRepo(ctx);
+  const { repo, issuesMode } = loadRepo(ctx);
   const doer = requireToken(ctx);
   const issue = loadIssue(ctx, repo, false);
-  if (!canWrite(mode)) throw statusOnly(403);
+  if (!canWrite(issuesMode)) throw statusOnly(403);
   const store = ctx.forge.store;
   const now = ctx.forge.nowUnix();
   store.transaction(() => {
