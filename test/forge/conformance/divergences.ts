@@ -127,9 +127,9 @@ export const SPEC_DIVERGENCES: readonly Divergence[] = [
 /** Known differences between the embedded forge and Forgejo that the swagger checks cannot see. */
 export const FORGE_GAPS: readonly { id: string; reason: string }[] = [
   {
-    id: "no-orgs-teams",
+    id: "orgs-teams-admin-only",
     reason:
-      "No organisations or teams: permissions come from ownership, site admin and collaborations only. On Forgejo a team member reads as the team's mode, the lowest of its unit modes (models/unit/unit.go:434-449).",
+      "Organisations and teams exist only through the admin API (no organisation or team routes); of a team's units only issues is enforced. Team permission values follow Forgejo (test/forge/team-permission.test.ts).",
   },
   { id: "no-git", reason: "No git data: pull requests exist only as seeded records; no branches, commits, releases." },
   { id: "no-milestones-assignees-reactions", reason: "No milestones, assignees, reactions, comment attachments, time tracking or pins." },
