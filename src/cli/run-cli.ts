@@ -1,17 +1,19 @@
 import { CommanderError } from "commander";
 import { CheckpostError, ExitError } from "../errors.ts";
+import { envFileFlag, withEnvFile } from "./env-file.ts";
 import type { CliIo } from "./io.ts";
 import { buildProgram } from "./program.ts";
 
 /**
- * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage. Errors are
- * printed as their message; the stack only with --debug.
+ * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage, 3 `status` found something that
+ * needs attention. Errors are printed as their message; the stack only with --debug.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
   const debug = argv.includes("--debug");
   try {
-    await program.parseAsync(argv, { from: "user" });
+    // .env (or --env-file) fills in what the environment does not set, for every command.
+    const env = withEnvFile(io.env, io.cwd, envFileFlag(argv));
+    await buildProgram({ ...io, env }).parseAsync(argv, { from: "user" });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
