@@ -33,9 +33,9 @@ const envFor = (w: ForgeWorld) => ({ FORGEJO_URL: w.forge.url, FORGEJO_TOKEN: w.
 describe("env files", () => {
   it("fills unset (and empty) variables from the file; set ones win", () => {
     const dir = tempDir();
-    writeFileSync(join(dir, ".env"), "# comment\nFORGEJO_URL=http://from-file:3001\nFORGEJO_TOKEN='quoted token'\nLOG_LEVEL=debug\nCHECKPOST_ISSUE=\n");
-    const env = withEnvFile({ FORGEJO_URL: "http://from-shell:3001", LOG_LEVEL: "" }, dir, undefined);
-    expect(env).toMatchObject({ FORGEJO_URL: "http://from-shell:3001", FORGEJO_TOKEN: "quoted token", LOG_LEVEL: "debug" });
+    writeFileSync(join(dir, ".env"), "# comment\nFORGEJO_URL=http://from-file:3001\nFORGEJO_TOKEN='quoted token'\nFORGEJO_OWNER=acme\nCHECKPOST_ISSUE=\n");
+    const env = withEnvFile({ FORGEJO_URL: "http://from-shell:3001", FORGEJO_OWNER: "" }, dir, undefined);
+    expect(env).toMatchObject({ FORGEJO_URL: "http://from-shell:3001", FORGEJO_TOKEN: "quoted token", FORGEJO_OWNER: "acme" });
   });
 
   it("--env-file replaces ./.env, is resolved from the working directory, and must exist", () => {
