@@ -2,6 +2,7 @@ import { CommanderError } from "commander";
 import { CheckpostError, ExitError } from "../errors.ts";
 import { envFileFlag, withEnvFile } from "./env-file.ts";
 import type { CliIo } from "./io.ts";
+import { OPTIONAL_INSTALL, missingOptionalPackage } from "./optional-packages.ts";
 import { buildProgram } from "./program.ts";
 
 /**
@@ -23,6 +24,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (e instanceof ExitError) {
       if (e.message && e.message !== `exit ${e.code}`) io.err(`checkpost: ${e.message}`);
       return e.code;
+    }
+    const missing = missingOptionalPackage(e);
+    if (missing !== undefined) {
+      // `npm i checkpost` leaves the bot's packages out (docs/install.md): say which to add.
+      io.err(`checkpost: this command needs the package ${missing}, which checkpost installs only on request; in your project run: ${OPTIONAL_INSTALL}`);
+      return 1;
     }
     const known = e instanceof CheckpostError;
     io.err(`checkpost: ${e instanceof Error ? e.message : String(e)}`);

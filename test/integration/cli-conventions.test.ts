@@ -154,3 +154,13 @@ describe("--help", () => {
     expect(s.out.join("")).toMatch(/Examples:\n {2}checkpost status/);
   });
 });
+
+describe("a command whose optional package is not installed", () => {
+  it("names the package and the install command instead of a module-resolution error", async () => {
+    const { missingOptionalPackage } = await import("../../src/cli/optional-packages.ts");
+    const esm = Object.assign(new Error("Cannot find package 'better-sqlite3' imported from /x/dist/cli-bundle/chunk.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const cjs = Object.assign(new Error("Cannot find module 'mermaid/dist/mermaid.min.js'\nRequire stack: …"), { code: "MODULE_NOT_FOUND" });
+    const other = Object.assign(new Error("Cannot find package 'left-pad' imported from /x"), { code: "ERR_MODULE_NOT_FOUND" });
+    expect([esm, cjs, other, new Error("Cannot find package 'pg'")].map(missingOptionalPackage)).toEqual(["better-sqlite3", "mermaid", undefined, undefined]);
+  });
+});
