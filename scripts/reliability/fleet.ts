@@ -17,7 +17,16 @@ const verbose = process.env["FLEET_VERBOSE"] === "1";
 
 const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l) });
 const f = run.figures;
-const shown = verbose ? run.examples : run.examples.slice(0, 25);
+// Without FLEET_VERBOSE: the first disagreement of each reader, kind and action (the rest are counted below).
+const seen = new Set<string>();
+const shown = verbose
+  ? run.examples
+  : run.examples.filter((d) => {
+      const key = `${d.reader} ${d.kinds.join(",")} ${d.action}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 for (const d of shown)
   console.error(
     `disagreement: FLEET_SEED=${seed} FLEET_ONLY=${d.schedule} step ${d.step} (${d.action}) ${d.reader} ${d.agent} [${d.kinds.join(",")}] want n=${d.want.n} directive=${d.want.directive} resume_point=${d.want.resumePoint} got n=${d.got.n} directive=${d.got.directive}${d.got.resumePoint !== undefined ? ` resume_point=${d.got.resumePoint}` : ""}${d.got.error ? ` error=${d.got.error}` : ""}`,

@@ -51,6 +51,10 @@ export interface FleetOptions {
   settleMs?: number;
   /** Leave out the seed's Python reader (python3 is still needed for the seed's agents). */
   seedReader?: boolean;
+  /** Schedule i runs in the i-th of the four bot modes, in turn (a small run then covers each); default: seeded. */
+  cycleModes?: boolean;
+  /** Where replica schedules get a fresh database (default: a PostgreSQL started for the run). */
+  createDatabase?: (name: string) => Promise<string>;
   log?: (line: string) => void;
 }
 
@@ -154,9 +158,12 @@ export async function runFleet(o: FleetOptions): Promise<{ figures: FleetFigures
     for (const i of indices) {
       const rand = mulberry32(scheduleSeed(o.seed, i));
       const mode: BotMode = { ingest: rand() < 0.5 ? "webhook" : "polling", replicas: rand() < 0.3 ? 2 : 1 };
-      const rolloverAt = 12 + Math.floor(rand() * 10);
+      if (o.cycleModes) Object.assign(mode, { ingest: i % 2 === 0 ? "webhook" : "polling", replicas: Math.floor(i / 2) % 2 === 0 ? 1 : 2 });
+      // Above what a rollover carries (each agent's newest checkpoint and health), so a successor does not roll over at once.
+      const rolloverAt = 16 + Math.floor(rand() * 6);
       let databaseUrl: string | undefined;
-      if (mode.replicas === 2) {
+      if (mode.replicas === 2 && o.createDatabase) databaseUrl = await o.createDatabase(`fleet_${o.seed}_${i}`);
+      else if (mode.replicas === 2) {
         if (!pg && !pgError)
           pg = await startPostgres().catch((e: unknown) => {
             pgError = e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e);
@@ -361,7 +368,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
 
   // Every CLI and library agent starts with a worker that resumes (taking epoch 1).
   const tw = Date.now();
-  for (const a of agents) if (a.spec.kind !== "seed") await startWorker(a, false);
+  await Promise.all(agents.filter((a) => a.spec.kind !== "seed").map((a) => startWorker(a, false)));
   c.log(`schedule ${c.i}: workers up in ${Date.now() - tw} ms`);
 
   for (let step = 1; step <= c.o.steps; step++) {
@@ -371,7 +378,9 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     const hasCheckpoint = model.current(s.agent, s.session) !== null;
     let action = "save";
     if (r < 0.45) {
-      await save(a, a.worker);
+      // A burst: an agent at work checkpoints a few steps in a row.
+      const burst = 1 + Math.floor(rand() * 3);
+      for (let b = 0; b < burst; b++) await save(a, a.worker);
     } else if (r < 0.52) {
       action = "health";
       const metrics = { step, queue: Math.floor(rand() * 5) };

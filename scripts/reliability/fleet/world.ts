@@ -150,7 +150,7 @@ export async function startWorld(o: WorldOptions): Promise<FleetWorld> {
     bots.push(b);
     return b;
   };
-  for (let i = 0; i < o.mode.replicas; i++) await startBot();
+  await Promise.all(Array.from({ length: o.mode.replicas }, () => startBot()));
 
   return {
     forge,
