@@ -160,7 +160,7 @@ export async function runFleet(o: FleetOptions): Promise<{ figures: FleetFigures
       const mode: BotMode = { ingest: rand() < 0.5 ? "webhook" : "polling", replicas: rand() < 0.3 ? 2 : 1 };
       if (o.cycleModes) Object.assign(mode, { ingest: i % 2 === 0 ? "webhook" : "polling", replicas: Math.floor(i / 2) % 2 === 0 ? 1 : 2 });
       // Above what a rollover carries (each agent's newest checkpoint and health), so a successor does not roll over at once.
-      const rolloverAt = 16 + Math.floor(rand() * 6);
+      const rolloverAt = 13 + Math.floor(rand() * 4);
       let databaseUrl: string | undefined;
       if (mode.replicas === 2 && o.createDatabase) databaseUrl = await o.createDatabase(`fleet_${o.seed}_${i}`);
       else if (mode.replicas === 2) {
@@ -379,7 +379,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     let action = "save";
     if (r < 0.45) {
       // A burst: an agent at work checkpoints a few steps in a row.
-      const burst = 1 + Math.floor(rand() * 3);
+      const burst = 1 + Math.floor(rand() * 4);
       for (let b = 0; b < burst; b++) await save(a, a.worker);
     } else if (r < 0.52) {
       action = "health";
@@ -418,10 +418,10 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       // A commenter who may not write: refused, so nothing changes.
       action = "mallory_control";
       await slash("mallory", `/checkpost pause ${s.agent} ${s.session}`);
-    } else if (r < 0.84) {
+    } else if (r < 0.83) {
       action = "time_passes";
       world.clockOffsetMs = Math.min(0, world.clockOffsetMs + 13 * HOUR);
-    } else if (r < 0.89) {
+    } else if (r < 0.87) {
       action = world.mode.replicas === 2 ? "replica_kill" : "bot_restart";
       const victim = pick(world.live());
       if (victim) world.kill(victim);
