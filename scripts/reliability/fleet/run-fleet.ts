@@ -432,7 +432,11 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     count(action);
     figures.steps++;
     const t0 = Date.now();
-    if (!(await settle(world, c.o.settleMs ?? 4000))) figures.settleTimeouts++;
+    const late = await settle(world, c.o.settleMs ?? 4000);
+    if (late !== null) {
+      figures.settleTimeouts++;
+      c.log(`schedule ${c.i} step ${step}: compared before the bot caught up: ${late}`);
+    }
     const t1 = Date.now();
     await compareAll(c, { step, action, model, agents, readerCli, readerStatus, readerLib, bodies, saveTimes, headIssue: await head(), seedReader });
     c.log(`schedule ${c.i} step ${step} ${action} ${a.spec.name}: settled in ${t1 - t0} ms, compared in ${Date.now() - t1} ms`);
@@ -448,7 +452,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
  * and nothing new for a moment (the bot's own comments: controls, carried copies). False when the
  * wait ran out (the readers are compared anyway).
  */
-async function settle(world: FleetWorld, maxMs: number): Promise<boolean> {
+async function settle(world: FleetWorld, maxMs: number): Promise<string | null> {
   const api = world.api("observer");
   const deadline = Date.now() + maxMs;
   let last = "";
@@ -462,26 +466,38 @@ async function settle(world: FleetWorld, maxMs: number): Promise<boolean> {
     const openHead = Math.max(...issues.filter((x) => x.state === "open").map((x) => x.number));
     const headBody = issues.find((x) => x.number === openHead)?.body ?? "";
     let caughtUp = true;
+    let why = "";
     for (const b of world.live()) {
       try {
         const r = await fetch(`${b.url}/api/sessions`, { headers: { authorization: "Bearer fleet-api-token-0123456789abcdef" }, signal: AbortSignal.timeout(5000) });
         const list = (await r.json()) as { issue: number; watermark: number }[];
-        if (!Array.isArray(list) || !list.some((x) => x.issue === openHead)) caughtUp = false;
-        else for (const x of list) if (x.watermark < (maxId.get(x.issue) ?? 0)) caughtUp = false;
-      } catch {
+        if (!Array.isArray(list) || !list.some((x) => x.issue === openHead)) {
+          caughtUp = false;
+          why = `${b.id} does not watch the open issue #${openHead}`;
+        } else
+          for (const x of list)
+            if (x.watermark < (maxId.get(x.issue) ?? 0)) {
+              caughtUp = false;
+              why = `${b.id} read #${x.issue} to comment ${x.watermark}, the newest is ${maxId.get(x.issue)}`;
+            }
+      } catch (e) {
         caughtUp = false;
+        why = `${b.id}: ${e instanceof Error ? e.message : String(e)}`;
       }
     }
     const m = /<!-- checkpost:resume-index (\{.*?\}) -->/s.exec(headBody);
     const indexWatermark = m ? ((JSON.parse(m[1] as string) as { watermark?: number }).watermark ?? 0) : -1;
-    if (indexWatermark < (maxId.get(openHead) ?? 0)) caughtUp = false;
+    if (indexWatermark < (maxId.get(openHead) ?? 0)) {
+      caughtUp = false;
+      why = `the resume index on #${openHead} is at comment ${indexWatermark}, the newest is ${maxId.get(openHead)}`;
+    }
     const fingerprint = JSON.stringify([[...maxId], headBody.length]);
     if (fingerprint !== last) {
       last = fingerprint;
       stableSince = Date.now();
     }
-    if (caughtUp && Date.now() - stableSince >= 150) return true;
-    if (Date.now() > deadline) return false;
+    if (caughtUp && Date.now() - stableSince >= 150) return null;
+    if (Date.now() > deadline) return why || "comments still arriving";
     await new Promise((r) => setTimeout(r, 30));
   }
 }
