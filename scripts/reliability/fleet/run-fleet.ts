@@ -180,7 +180,7 @@ export async function runFleet(o: FleetOptions): Promise<{ figures: FleetFigures
       figures.modes[modeName] = (figures.modes[modeName] ?? 0) + 1;
       log(`schedule ${i}: ${modeName}, rollover at ${rolloverAt}`);
       const tw = Date.now();
-      const world = await startWorld({ bundles, mode, rolloverAt, clockOffsetMs: -50 * HOUR, ...(databaseUrl ? { databaseUrl } : {}) });
+      const world = await startWorld({ bundles, mode, rolloverAt, clockOffsetMs: -30 * HOUR, ...(databaseUrl ? { databaseUrl } : {}) });
       log(`schedule ${i}: world up in ${Date.now() - tw} ms`);
       try {
         await runSchedule({ o, i, rand, world, bundles, figures, examples, log, rolloverAt });
@@ -568,10 +568,11 @@ async function compareAll(c: ScheduleCtx, x: CompareInput): Promise<void> {
  */
 function seedCause(g: ReaderAnswer, t: TruthAnswer, times: Map<number, { time: string; forgeMs: number }>): SeedCause {
   if (g.error !== undefined) return "error";
-  const truth = t.n === null ? undefined : times.get(t.n);
-  if (truth && truth.forgeMs < Date.now() - 24 * HOUR) return "24h_window";
-  const got = g.n === null ? undefined : times.get(g.n);
-  if (truth && got && g.n !== null && t.n !== null && g.n < t.n && got.time > truth.time) return "clock_string_sort";
+  // A newer save than the truth: one checkpost refuses (a zombie below the fence) or a rewind went back past.
   if (g.n !== null && (t.n === null || g.n > t.n)) return "ignores_fence_and_controls";
+  const truth = t.n === null ? undefined : times.get(t.n);
+  const got = g.n === null ? undefined : times.get(g.n);
+  if (truth && got && got.time > truth.time) return "clock_string_sort";
+  if (truth && truth.forgeMs < Date.now() - 24 * HOUR) return "24h_window";
   return "unexplained";
 }
