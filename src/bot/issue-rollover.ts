@@ -8,7 +8,8 @@ import type { Fence, ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { carriedBody, carriedFrom } from "../rollover/carried-body.ts";
-import { continuedFrom, continuedInComment, continuesLine } from "../rollover/chain-links.ts";
+import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
+import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {
   api: ForgejoApi;
@@ -174,8 +175,22 @@ export async function carryLateSaves(d: LateCarryDeps): Promise<number> {
   }
 }
 
-/** A successor created by an earlier attempt that died before recording it (found by the marker in its body). */
+/**
+ * A successor created by an earlier attempt that died before recording it
+ * (found by the marker in its body). Only an issue the bot's own login opened
+ * is adopted (src/chain/chain-rules.ts): anyone who may open an issue can
+ * write the marker, and adopting theirs would hand them the head of the chain
+ * (issue 19). Any other issue with the marker is logged as an anomaly and
+ * left alone: never labelled, carried into or closed. Without the bot's
+ * login nothing is adopted (a fresh successor is opened).
+ */
 async function findSuccessor(d: RolloverDeps): Promise<number | null> {
   const { issues } = await d.api.listIssues(d.repo, { state: "open", q: d.title, type: "issues", limit: 50 });
-  return issues.find((i) => i.title === d.title && continuedFrom(i.body) === d.issue)?.number ?? null;
+  const o = { previous: d.issue, title: d.title, botLogin: d.selfLogin ?? "" };
+  for (const i of issues) {
+    const why = hijackReason(i, o);
+    if (why) d.logger.warn({ issue: d.issue, candidate: i.number, opener: i.user.login }, `rollover anomaly: ${why}`);
+  }
+  if (d.selfLogin === undefined) return null;
+  return issues.find((i) => adoptableSuccessor(i, o))?.number ?? null;
 }

@@ -1,5 +1,5 @@
 import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import type { ForgejoApi, ForgejoComment, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
@@ -22,9 +22,13 @@ export interface ColdResumeInput {
   map: Readonly<PhaseMap>;
   /** See readAllComments. */
   readWindowSize?: number;
+  /** The issue, already read (the chain walk reads it): saves the first GET. */
+  issueMeta?: ForgejoIssue;
+  /** false: never read every comment; when the index cannot answer, say so (`via: "none"`) instead. */
+  fullRead?: boolean;
 }
 
-export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
+export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none" };
 
 function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
   const p = createProjection(policy);
@@ -78,10 +82,12 @@ export const ONE_READ_MAX_ID_GAP = 32;
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
-  const meta = await api.getIssue(repo, issue);
+  const meta = input.issueMeta ?? (await api.getIssue(repo, issue));
   const policy = await input.policy;
-  const full = async () =>
-    answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
+  const full = async (): Promise<ColdResumeAnswer> =>
+    input.fullRead === false
+      ? { ...answer([], input, policy, "full"), via: "none" }
+      : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
 
   const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
   const index = extractResumeIndex(meta.body, signing ? { signing } : {});
