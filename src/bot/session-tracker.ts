@@ -405,7 +405,7 @@ export class SessionTracker {
     const fence = this.o.lease.current();
     if (!fence || this.stopped) return;
     await rollOverIfDue(
-      { ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger, selfLogin: this.o.selfLogin },
+      { ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger, selfLogin: this.o.selfLogin, ...(this.o.policy.signingKey !== undefined ? { signingKey: this.o.policy.signingKey } : {}) },
       fence,
       this.projection.snapshot(),
     );
