@@ -103,8 +103,7 @@ export async function carryNewest(
     if (e.latest && e.latest.commentId > (s?.latest?.commentId ?? 0)) wanted.push(e.latest.commentId);
     if (e.health && e.health.commentId > (s?.health?.commentId ?? 0)) wanted.push(e.health.commentId);
     // Only at the rollover itself: a late carry must not bring back a control the successor has since lifted.
-    if (newerThan === undefined)
-      for (const c of [e.control?.paused, e.control?.hidden, e.control?.pending]) if (c) controls.add(c.commentId), wanted.push(c.commentId);
+    if (newerThan === undefined) for (const c of [e.control?.paused, e.control?.hidden, e.control?.pending]) if (c) controls.add(c.commentId), wanted.push(c.commentId);
   }
   // In comment-id order: a control in effect is newer than any signal that would clear it, and a rewind's
   // target is older than the rewind, so each lands on the successor with the same meaning.

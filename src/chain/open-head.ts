@@ -42,8 +42,8 @@ export async function findOpenHead(
   trusted: ReadonlySet<string>,
   opts: { listAll?: (issue: number) => Promise<ForgejoComment[]> } = {},
 ): Promise<OpenHead> {
-  let requests = 0;
-  let issue = typeof start === "number" ? (requests++, await api.getIssue(repo, start)) : start;
+  let requests = typeof start === "number" ? 1 : 0;
+  let issue = typeof start === "number" ? await api.getIssue(repo, start) : start;
   const passed: number[] = [];
   while (issue.state !== "open") {
     if (passed.length >= MAX_HOPS) throw new SessionChainError(`followed ${MAX_HOPS} rollovers from #${passed[0]} without reaching an open issue; pass --issue N with the open session issue`);

@@ -29,3 +29,5 @@ export { detectTransitions } from "./detect-transitions.ts";
 export type { LivenessTransition } from "./detect-transitions.ts";
 export { decideResume, decideResumeFromComments, phaseMapOf, resumeAnswerOf } from "./resume-decision.ts";
 export type { NamedPhaseMap, ResumeDecision, ResumeDecisionPolicy } from "./resume-decision.ts";
+export { freshnessOf } from "./freshness.ts";
+export type { Freshness } from "./freshness.ts";

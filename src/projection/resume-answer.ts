@@ -24,4 +24,3 @@ export function resumeAnswerOf(entry: AgentEntry | null, map: Readonly<PhaseMap>
     not_used: entry?.notUsed ?? [],
   };
 }
-

@@ -4,7 +4,7 @@ import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
-import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
+import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndexEntry } from "../dashboard/index.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
@@ -28,13 +28,14 @@ export interface ColdResumeInput {
   fullRead?: boolean;
 }
 
-export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none" };
+/** `entry`: the agent+session as the read folded it, for the one resume decision (decideResume). */
+export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null };
 
 function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
   const p = createProjection(policy);
   p.replaceAll(records);
-  const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
-  return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
+  const entry = p.entry(input.agent, input.session);
+  return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via, entry };
 }
 
 /** The pointed comment is what the entry says: this agent+session's checkpoint, its Id/Seq/Epoch, not below the entry's fence. */

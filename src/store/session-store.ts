@@ -4,14 +4,15 @@ import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
 import { findOpenHead } from "../chain/open-head.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
-import { createProjection } from "../projection/index.ts";
-import type { Directive, LegacyWriters, Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
+import { createProjection, decideResume } from "../projection/index.ts";
+import type { Directive, LegacyWriters, NamedPhaseMap, Projection, ProjectionSnapshot, ResumeDecision, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
 import { locateIssue } from "./locate-issue.ts";
 import { postExactlyOnce } from "./post-exactly-once.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { coldResume } from "./cold-resume.ts";
+import type { ColdResumeAnswer } from "./cold-resume.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
 export interface SessionStoreOptions {
@@ -68,6 +69,8 @@ export interface SavedCheckpoint {
 
 /** A checkpoint as `latest`/`history` return it. */
 export type StoredCheckpoint = LatestCheckpoint & { agent: string; session: string };
+
+const isNamedMap = (m: Readonly<PhaseMap> | NamedPhaseMap): m is NamedPhaseMap => typeof m.name === "string" && typeof m.map === "object" && m.map !== null;
 
 const key = (agent: string, session: string) => `${agent}\u0000${session}`;
 
@@ -243,7 +246,14 @@ export class SessionStore {
    * next Epoch, so this handle's later saves fence off any zombie. With
    * `takeOver`, the fence is written at once (one extra request).
    */
-  async resume(agent: string, session: string, map: Readonly<PhaseMap>, opts: { takeOver?: boolean } = {}): Promise<ResumeAnswer & { next_seq: number; epoch: number; takeover_comment_id?: number }> {
+  async resume(
+    agent: string,
+    session: string,
+    map: Readonly<PhaseMap> | NamedPhaseMap | null,
+    opts: { takeOver?: boolean } = {},
+  ): Promise<Omit<ResumeDecision, "liveness"> & { via: ColdResumeAnswer["via"]; takeover_comment_id?: number }> {
+    // null: no map, the agent resumes at its own phase (`mapped: false`), as every reader answers.
+    const named: NamedPhaseMap | null = map === null ? null : isNamedMap(map) ? map : { name: "custom", map };
     const first = await this.issueNumber();
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
@@ -262,7 +272,7 @@ export class SessionStore {
         policy: p,
         agent,
         session,
-        map,
+        map: named?.map ?? {},
         ...(issueMeta ? { issueMeta } : {}),
         ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}),
       });
@@ -276,18 +286,20 @@ export class SessionStore {
       this.learnSelf((await this.o.api.currentUser()).login);
       if (this.self !== before) answer = await read(this.policy());
     }
+    // The one resume decision (src/projection/resume-decision.ts). Liveness is left out: the index path
+    // folds only the tail, and a worker that resumes is alive; status and the API answer it.
+    const { liveness: _l, ...decision } = decideResume(agent, answer.entry, { map: named, now: this.o.now() });
     // Take over: every resume fences off earlier writers of this agent+session.
-    const epoch = answer.maxEpoch + 1;
+    const { epoch } = decision;
     const seq = answer.checkpoint?.seq ?? 0;
     this.writers.set(key(agent, session), { seq, epoch });
-    const { maxEpoch: _, ...rest } = answer;
     // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
     // checkpoint is fenced off even if this worker dies before its first own save.
     if (opts.takeOver && answer.checkpoint) {
       const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
-      return { ...rest, next_seq: seq + 2, epoch, takeover_comment_id: saved.comment_id };
+      return { ...decision, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
     }
-    return { ...rest, next_seq: seq + 1, epoch };
+    return { ...decision, via: answer.via };
   }
 
   private readAll(issue: number, issueMeta?: ForgejoIssue) {

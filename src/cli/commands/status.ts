@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildDashboardModel, renderStatusText } from "../../dashboard/index.ts";
+import { decideResume, freshnessOf } from "../../projection/index.ts";
+import { phaseMapFor } from "../phase-maps.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -21,7 +23,26 @@ export interface StatusOptions extends RepoFlags {
  */
 export async function status(io: CliIo, o: StatusOptions): Promise<void> {
   const ctx = cliContext(io, o);
-  if (o.json) return printJson(io, await ctx.withStore((s) => s.snapshot()));
+  // The same thresholds the bot's dashboard uses (CHECKPOST_STALE_AFTER_MS, CHECKPOST_MIN_STALE_MS).
+  const lv = { minStaleMs: ctx.env.CHECKPOST_MIN_STALE_MS, ...(ctx.env.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: ctx.env.CHECKPOST_STALE_AFTER_MS } : {}) };
+  const maps = io.env["CHECKPOST_PHASE_MAPS"];
+  if (o.json) {
+    const { snap, issue } = await ctx.withStore(async (s) => ({ snap: await s.snapshot(), issue: await s.issueNumber() }));
+    const now = new Date();
+    return printJson(io, {
+      ...snap,
+      // Each entry with the one resume decision (without the state: `latest.data` holds it) and its liveness.
+      entries: snap.entries.map((e) => {
+        const chosen = phaseMapFor(e.agent, { maps, cwd: io.cwd });
+        const { state: _s, ...resume } = decideResume(e.agent, e, { map: chosen ?? null, liveness: lv, now });
+        return { ...e, liveness: resume.liveness, resume };
+      }),
+      repo: `${ctx.store.repo.owner}/${ctx.store.repo.repo}`,
+      // The open head of the session chain, read just now.
+      issue,
+      freshness: freshnessOf({ asOf: now, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: null, now }),
+    });
+  }
   const every = o.watch === undefined || o.watch === false ? null : o.watch === true ? 10 : Number(o.watch);
   if (every !== null && !(every > 0)) throw usage(`--watch ${String(o.watch)}: give the refresh period in seconds, e.g. --watch 5`);
   const times = o.times === undefined ? Number.POSITIVE_INFINITY : Number(o.times);
@@ -32,7 +53,7 @@ export async function status(io: CliIo, o: StatusOptions): Promise<void> {
       const snap = await s.snapshot();
       const now = new Date();
       const issue = await s.issueNumber();
-      return { text: renderStatusText(buildDashboardModel(snap, now, { maxRows: 500 }), now, { color, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
+      return { text: renderStatusText(buildDashboardModel(snap, now, { maxRows: 500, liveness: lv }), now, { color, liveness: lv, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
     });
     // Clear the screen between refreshes only on a terminal.
     io.out(every !== null && color ? `\u001b[2J\u001b[H${text}` : text);
