@@ -182,9 +182,14 @@ export class SessionStore {
     return saved;
   }
 
-  /** The library re-checks that its issue is still open at most this often on plain saves (CLI saves always do). */
+  /**
+   * A plain library save checks, beside its POST, that the issue is still the open head once this long
+   * after the handle was made or last checked (CLI saves, with checkDirective, always do): a save stays one
+   * request, and a long-lived handle notices a rollover within a minute. A save that reached a closed
+   * issue meanwhile is carried into the head by the bot (docs/chain.md).
+   */
   static readonly HEAD_RECHECK_MS = 60_000;
-  private headCheckedAt = Number.NEGATIVE_INFINITY;
+  private headCheckedAt = Date.now();
   private headCheckDue(): boolean {
     return Date.now() - this.headCheckedAt >= SessionStore.HEAD_RECHECK_MS;
   }
