@@ -6,6 +6,7 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { runCli } from "../../src/cli/run-cli.ts";
+import { escapeMarkdown } from "../../src/dashboard/index.ts";
 
 // Issue 18, items 1 and 2: the session chain is one session. Controls survive rollovers, a CLI agent whose
 // cached issue predates three rollovers resumes from the head, and a save that reached a closed issue
@@ -124,15 +125,28 @@ describe("the session chain across three rollovers", () => {
     world.forge.admin.resetStats();
     expect(await run(["resume", "--agent", A, "--session", "s2"])).toMatchObject({ phase: "subtask_1_complete", directive: { kind: "pause" } });
     expect(world.forge.admin.stats().totalRequests).toBeLessThanOrEqual(2);
-    // status and the dashboard's JSON agree.
-    const status = await run(["status", "--json"]);
-    expect(status).toMatchObject({ issue: h });
+    // /api/resume, `checkpost resume`, `status --json` and the dashboard agree for every agent+session.
+    const status = (await run(["status", "--json"])) as { issue: number; freshness: { may_be_stale: boolean }; entries: { session: string; resume: Record<string, unknown> }[] };
+    expect(status).toMatchObject({ issue: h, freshness: { may_be_stale: false } });
+    await world.bot.flushDashboards();
+    const body = (await agent.getIssue(world.repo, h)).body;
+    for (const session of ["s1", "s2"]) {
+      const bot = await apiResume(world, h, session);
+      const cliAnswer = await run(["resume", "--agent", A, "--session", session]);
+      const fromStatus = status.entries.find((e) => e.session === session)?.resume ?? {};
+      for (const k of ["resume_point", "phase", "checkpoint", "directive", "not_used", "mapped"]) {
+        expect(cliAnswer[k], `${session} ${k}: cli`).toEqual(bot[k]);
+        expect(fromStatus[k], `${session} ${k}: status`).toEqual(bot[k]);
+      }
+      // The dashboard row shows the same phase and resume point.
+      expect(body).toContain(`${escapeMarkdown(String(bot.phase))} → ${escapeMarkdown(String(bot.resume_point))}`);
+    }
 
     // The fence held: the rewound worker's old epoch is still a zombie on the head.
     await agent.createComment(world.repo, h, cp("s1", "subtask_9_complete", { epoch: 1, seq: 3 }));
     await world.settle();
     expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
-  });
+  }, 180_000);
 
   it("a save that reached an issue three rollovers back is carried into the open head; a CLI save lands on the head", async () => {
     const { world } = await chainWorld();
@@ -156,5 +170,5 @@ describe("the session chain across three rollovers", () => {
     await world.settle();
     expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "subtask_1_complete", epoch: 3 });
     expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("subtask_1_complete"))).toHaveLength(1);
-  });
+  }, 180_000);
 });
