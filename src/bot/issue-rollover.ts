@@ -262,7 +262,8 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
  * login nothing is adopted (a fresh successor is opened).
  */
 async function findSuccessor(d: RolloverDeps): Promise<number | null> {
-  const { issues } = await d.api.listIssues(d.repo, { state: "open", q: d.title, type: "issues", limit: 50 });
+  // Every page (the forge branch's listAllIssues): a hijacker's issues must not push the bot's own off page one.
+  const issues = await d.api.listAllIssues(d.repo, { state: "open", q: d.title, type: "issues" });
   const o = { previous: d.issue, title: d.title, botLogin: d.selfLogin ?? "" };
   for (const i of issues) {
     const why = hijackReason(i, o);
