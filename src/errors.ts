@@ -75,6 +75,11 @@ export class SessionIssueNotFoundError extends CheckpostError {
   override name = "SessionIssueNotFoundError";
 }
 
+/** A session issue is closed and the chain of rollovers from it cannot be followed to an open issue (docs/chain.md). */
+export class SessionChainError extends SessionIssueNotFoundError {
+  override name = "SessionChainError";
+}
+
 /** Only the CLI exits: other code throws this with the exit code it wants. */
 export class ExitError extends CheckpostError {
   override name = "ExitError";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BUILTIN_PHASE_MAPS } from "../protocol/index.ts";
-import { liveness } from "../projection/index.ts";
+import { decideResume, freshnessOf, liveness } from "../projection/index.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { BotConfig } from "./bot-config.ts";
@@ -11,7 +11,7 @@ export interface ApiDeps {
   /** Replicas: whether the shared store answers (readiness goes false while it does not). */
   storeAvailable?: () => boolean;
   metrics: BotMetrics;
-  config: Pick<BotConfig, "liveness">;
+  config: Pick<BotConfig, "liveness" | "pollIntervalMs" | "reconcileIntervalMs">;
   now: () => Date;
 }
 
@@ -25,20 +25,40 @@ function send(res: ServerResponse, status: number, body: unknown): true {
   return true;
 }
 
-/** Pick the tracker a query means: explicit repo+issue, or the only one holding the agent+session. */
+/** Pick the tracker a query means: explicit repo+issue, or the only one holding the agent+session; then its chain's head. */
 function pick(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
+  const picked = pickIssue(trackers, q, agent, session);
+  return "projection" in picked ? headOf(trackers, picked) : picked;
+}
+
+/** A rolled-over issue answers for its chain: the successor's tracker (its head's), never the closed issue's. */
+function headOf(trackers: SessionTracker[], t: SessionTracker): SessionTracker {
+  const seen = new Set<SessionTracker>([t]);
+  for (let next = t.successor; next !== undefined; ) {
+    const s = trackers.find((x) => x.o.repo.owner === t.o.repo.owner && x.o.repo.repo === t.o.repo.repo && x.o.issue === next);
+    if (!s || seen.has(s)) break;
+    seen.add(s);
+    t = s;
+    next = s.successor;
+  }
+  return t;
+}
+
+function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
   const repo = q.get("repo");
   const issue = q.get("issue");
   if (repo || issue) {
     const t = trackers.find((x) => `${x.o.repo.owner}/${x.o.repo.repo}` === repo && String(x.o.issue) === issue);
     return t ?? { status: 404, error: `no watched session issue ${repo}#${issue}` };
   }
-  if (trackers.length === 1) return trackers[0] as SessionTracker;
+  // Issues that rolled over are answered for by their heads.
+  const open = trackers.filter((t) => t.successor === undefined);
+  if (open.length === 1) return open[0] as SessionTracker;
   if (agent !== undefined && session !== undefined) {
-    const holding = trackers.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
+    const holding = open.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
     if (holding.length === 1) return holding[0] as SessionTracker;
   }
-  return { status: 400, error: `${trackers.length} session issues are watched: pass repo=owner/repo&issue=N` };
+  return { status: 400, error: `${open.length} session issues are watched: pass repo=owner/repo&issue=N` };
 }
 
 const healthz: ApiRoute = (_url, res) => send(res, 200, { status: "ok" });
@@ -83,6 +103,16 @@ const agents: ApiRoute = (url, res, d) => {
   });
 };
 
+/**
+ * How old the last read may be before an answer may be stale: three poll intervals when polling, two
+ * reconciles when only webhooks (a lost delivery is found by the next reconcile), no bound with both off.
+ */
+export function freshnessBudgetMs(c: Pick<BotConfig, "pollIntervalMs" | "reconcileIntervalMs">): number | null {
+  if (c.pollIntervalMs > 0) return Math.max(3 * c.pollIntervalMs, 30_000);
+  if (c.reconcileIntervalMs > 0) return 2 * c.reconcileIntervalMs;
+  return null;
+}
+
 const resume: ApiRoute = (url, res, d) => {
   if (!d.ready()) return send(res, 503, { error: "starting: the first read of the session issue is not done" });
   const agent = url.searchParams.get("agent");
@@ -91,26 +121,30 @@ const resume: ApiRoute = (url, res, d) => {
     d.metrics.resumes.inc({ result: "bad_request" });
     return send(res, 400, { error: "agent and session are required: /api/resume?agent=A&session=S" });
   }
-  const mapName = url.searchParams.get("map") ?? "implementation-worker";
+  // No map: the built-in map named like the agent, else none (the agent resumes at its own phase), as every reader does.
+  const mapName = url.searchParams.get("map");
   // Own keys only: map=__proto__ or map=constructor must be a 400, not Object.prototype's members.
-  const map = Object.hasOwn(BUILTIN_PHASE_MAPS, mapName) ? BUILTIN_PHASE_MAPS[mapName] : undefined;
-  if (!map) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
+  const map = mapName === null ? undefined : Object.hasOwn(BUILTIN_PHASE_MAPS, mapName) ? BUILTIN_PHASE_MAPS[mapName] : null;
+  if (map === null) return send(res, 400, { error: `unknown map "${mapName}" (built-in: ${Object.keys(BUILTIN_PHASE_MAPS).join(", ")})` });
   const t = pick(d.trackers(), url.searchParams, agent, session);
   if (!("projection" in t)) {
     d.metrics.resumes.inc({ result: "bad_request" });
     return send(res, t.status, { error: t.error });
   }
-  const answer = t.projection.resume(agent, session, map);
+  const now = d.now();
+  // The one resume decision (src/projection/resume-decision.ts), from what this process holds of the head.
+  const answer = decideResume(agent, t.projection.entry(agent, session), {
+    ...(map !== undefined && mapName !== null ? { map: { name: mapName, map } } : {}),
+    liveness: d.config.liveness,
+    now,
+  });
   d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
-  // Above the fence, not the resume point's epoch: a legacy checkpoint believed below it (accept), or a
-  // rewind under a pause, leave the fence higher than the checkpoint resumed from.
-  const fence = t.projection.entry(agent, session)?.maxEpoch ?? 0;
+  const snap = t.projection.snapshot();
   return send(res, 200, {
     ...answer,
-    next_seq: (answer.checkpoint?.seq ?? 0) + 1,
-    epoch: Math.max(answer.checkpoint?.epoch ?? 0, answer.directive?.epoch ?? 0, fence) + 1,
     repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
     issue: t.o.issue,
+    freshness: freshnessOf({ asOf: t.asOf, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: freshnessBudgetMs(d.config), now }),
   });
 };
 

@@ -8,7 +8,10 @@ import type { Fence, ProjectionStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { carriedBody, carriedFrom } from "../rollover/carried-body.ts";
-import { continuedFrom, continuedInComment, continuesLine } from "../rollover/chain-links.ts";
+import { formatControl, parseComment, signControl } from "../protocol/index.ts";
+import type { ControlInput } from "../protocol/index.ts";
+import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
+import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {
   api: ForgejoApi;
@@ -27,6 +30,8 @@ export interface RolloverDeps {
    * recorded instead of posted again, which closes the window between a copy's POST and its record.
    */
   selfLogin?: string;
+  /** CHECKPOST_SIGNING_KEY: a carried rewind names a new target, so it is signed again. */
+  signingKey?: string;
 }
 
 /**
@@ -43,6 +48,12 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
   let meta = await d.store.issueMeta(key);
   if (meta.successor === undefined) {
     if (d.rolloverAt <= 0 || snap.comments < d.rolloverAt) return null;
+    // The copies carried in do not count: with more agents than the threshold, a successor would
+    // otherwise roll over again at once, and again, without end.
+    if (meta.predecessor !== undefined) {
+      const carriedIn = ((await d.store.issueMeta(issueKey(d.repo, meta.predecessor))).carried ?? []).length;
+      if (snap.comments - carriedIn < d.rolloverAt) return null;
+    }
     // Created without the label: the seed's agents look issues up by title+label, and must not find
     // the successor before its carried checkpoints are there. The label goes on after the carry.
     const successor = (await findSuccessor(d)) ?? (await d.api.createIssue(d.repo, { title: d.title, body: continuesLine(d.issue, snap.comments) })).number;
@@ -73,7 +84,7 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
  * agent+session is left alone: carrying it would put an older save on top.
  */
 export async function carryNewest(
-  d: Pick<RolloverDeps, "api" | "store" | "repo" | "issue" | "logger" | "selfLogin">,
+  d: Pick<RolloverDeps, "api" | "store" | "repo" | "issue" | "logger" | "selfLogin" | "signingKey">,
   fence: Fence,
   snap: ProjectionSnapshot,
   successor: number,
@@ -85,12 +96,18 @@ export async function carryNewest(
   const done = new Set(carried.map((c) => c.from));
   const there = new Map((newerThan ?? []).map((e) => [entryKey(e.agent, e.session), e]));
   const wanted: number[] = [];
+  /** Controls in effect (pause, hide, a pending rewind or release): state of the session, carried too (docs/chain.md). */
+  const controls = new Set<number>();
   for (const e of snap.entries) {
     const s = there.get(entryKey(e.agent, e.session));
     if (e.latest && e.latest.commentId > (s?.latest?.commentId ?? 0)) wanted.push(e.latest.commentId);
     if (e.health && e.health.commentId > (s?.health?.commentId ?? 0)) wanted.push(e.health.commentId);
+    // Only at the rollover itself: a late carry must not bring back a control the successor has since lifted.
+    if (newerThan === undefined) for (const c of [e.control?.paused, e.control?.hidden, e.control?.pending]) if (c) controls.add(c.commentId), wanted.push(c.commentId);
   }
-  const todo = wanted.filter((id) => !done.has(id)).sort((a, b) => a - b);
+  // In comment-id order: a control in effect is newer than any signal that would clear it, and a rewind's
+  // target is older than the rewind, so each lands on the successor with the same meaning.
+  const todo = [...new Set(wanted)].filter((id) => !done.has(id)).sort((a, b) => a - b);
   if (!todo.length) return 0;
   const bodies = new Map((await d.store.comments(key, { ids: todo })).filter((c) => c.body !== null).map((c) => [c.id, c.body as string]));
   // Copies this bot already posted (a crash after the POST, before the record): only its own comments count,
@@ -105,16 +122,38 @@ export async function carryNewest(
   }
   let count = 0;
   for (const from of todo) {
-    const body = bodies.get(from);
-    if (body === undefined) continue;
+    const original = bodies.get(from);
+    if (original === undefined) continue;
+    const body = controls.has(from) ? carriedControl(original, carried, d.signingKey) : original;
+    if (body === null) {
+      d.logger.warn({ issue: d.issue, successor, commentId: from }, "a rewind in effect could not be carried: its target checkpoint was not carried");
+      continue;
+    }
     await d.store.checkFence(fence); // not the writer any more: stop before posting
     const to = posted.get(from) ?? (await d.api.createComment(d.repo, successor, carriedBody(body, { issue: d.issue, commentId: from }))).id;
     carried.push({ from, to });
     await d.store.updateIssueMeta(fence, key, { carried });
     count++;
   }
-  d.logger.info({ issue: d.issue, successor, carried: count }, "carried the newest checkpoints and health signals");
+  d.logger.info({ issue: d.issue, successor, carried: count }, "carried the newest checkpoints, health signals and controls in effect");
   return count;
+}
+
+/**
+ * A `[CONTROL]` in effect as the bot records it on the successor: the same
+ * command (action, person, time, reason, fence). A rewind names its target by
+ * comment id, so it points at the target's carried copy instead (re-signed
+ * with the key when one is set); null when that copy is not there.
+ */
+function carriedControl(original: string, carried: readonly { from: number; to: number }[], signingKey: string | undefined): string | null {
+  const p = parseComment(original);
+  if (p.kind !== "control" || p.control.action !== "rewind") return original;
+  const { version: _v, signature: _s, timestamp, ...c } = p.control;
+  const target = carried.find((x) => x.from === c.target)?.to;
+  if (target === undefined) return null;
+  const input: ControlInput = { ...c, target, timestamp: timestamp ?? "unknown" };
+  if (signingKey) input.signature = signControl({ ...input, version: "1.0" }, signingKey);
+  return formatControl(input);
 }
 
 /** How long the successor's writer holds the predecessor's lease while it checks it for late saves. */
@@ -136,23 +175,60 @@ export interface LateCarryDeps {
 
 /**
  * After a restart the bot watches only open issues, so a save an agent posts
- * on the issue this one continues, after that issue was closed, would reach
- * only chain readers. The successor's writer therefore checks the predecessor
- * on start and on reconcile: one incremental read from what the store holds
- * of it (a full read when it holds nothing), folded into the store, then the
- * same carry as during the rollover, recorded in the predecessor's `carried`
- * list. It runs under the predecessor's own lease (a fresh holder name), so
+ * on an issue of the chain after that issue was closed would reach only chain
+ * readers. The head's writer therefore checks its closed predecessors (up to
+ * LATE_CARRY_DEPTH back) on start and on reconcile: one incremental read of
+ * each from what the store holds of it (a full read when it holds nothing),
+ * folded into the store, then the same carry as during the rollover, into the
+ * head itself, recorded in that predecessor's `carried` list. It runs under the predecessor's own lease (a fresh holder name), so
  * it never overlaps the predecessor's tracker, here or in another replica:
  * if that lease is held, its holder carries, and this returns 0.
  */
 export async function carryLateSaves(d: LateCarryDeps): Promise<number> {
-  const succKey = issueKey(d.repo, d.issue);
-  const predecessor = (await d.store.issueMeta(succKey)).predecessor;
-  if (predecessor === undefined) return 0;
+  let total = 0;
+  // Nearest first. What a nearer issue holds (carried or not) is the bar for the older ones: a late save
+  // there is carried only when it is newer (comment ids are global), so the head ends with the newest.
+  let bar: readonly AgentEntry[] = d.entries;
+  let next = d.issue;
+  for (let depth = 0; depth < LATE_CARRY_DEPTH; depth++) {
+    const predecessor = (await d.store.issueMeta(issueKey(d.repo, next))).predecessor;
+    if (predecessor === undefined) break;
+    const r = await carryLateFrom(d, predecessor, next, bar);
+    if (r === null) break;
+    total += r.carried;
+    bar = newestOf(bar, r.entries);
+    next = predecessor;
+  }
+  return total;
+}
+
+/** At most this many closed issues back from the head are checked for late saves (docs/chain.md). */
+export const LATE_CARRY_DEPTH = 8;
+
+/** Per agent+session, the entry whose latest (and health) is newest of the two lists. */
+function newestOf(a: readonly AgentEntry[], b: readonly AgentEntry[]): AgentEntry[] {
+  const by = new Map(a.map((e) => [entryKey(e.agent, e.session), e]));
+  for (const e of b) {
+    const held = by.get(entryKey(e.agent, e.session));
+    if (!held) by.set(entryKey(e.agent, e.session), e);
+    else
+      by.set(entryKey(e.agent, e.session), {
+        ...held,
+        latest: (e.latest?.commentId ?? 0) > (held.latest?.commentId ?? 0) ? e.latest : held.latest,
+        health: (e.health?.commentId ?? 0) > (held.health?.commentId ?? 0) ? e.health : held.health,
+      });
+  }
+  return [...by.values()];
+}
+
+/** One closed predecessor: read what is new there, carry its late saves into the head. Null: the chain is broken here. */
+async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number, bar: readonly AgentEntry[]): Promise<{ carried: number; entries: AgentEntry[] } | null> {
   const key = issueKey(d.repo, predecessor);
-  if ((await d.store.issueMeta(key)).successor !== d.issue) return 0;
+  if ((await d.store.issueMeta(key)).successor !== next) return null;
   const lease = await d.store.acquireLease(key, `late-carry:${randomUUID()}`, LATE_CARRY_LEASE_MS);
-  if (!lease) return 0;
+  // Held: its own tracker (or another replica) is at it; older issues wait for the next check, so nothing
+  // older is carried past what this one may still carry.
+  if (!lease) return null;
   const fence: Fence = { name: lease.name, token: lease.token };
   try {
     const watermark = await d.store.watermark(key);
@@ -166,16 +242,33 @@ export async function carryLateSaves(d: LateCarryDeps): Promise<number> {
     }
     const p = createProjection(d.policy);
     for (const c of await d.store.comments(key)) p.restore(c);
-    const n = await carryNewest({ api: d.api, store: d.store, repo: d.repo, issue: predecessor, logger: d.logger, selfLogin: d.selfLogin }, fence, p.snapshot(), d.issue, d.entries);
-    if (n) d.logger.info({ issue: d.issue, predecessor, carried: n }, "carried saves posted on the closed predecessor");
-    return n;
+    const snap = p.snapshot();
+    // Into the head (d.issue), not merely the next issue, which may itself be closed by now.
+    const n = await carryNewest({ api: d.api, store: d.store, repo: d.repo, issue: predecessor, logger: d.logger, selfLogin: d.selfLogin }, fence, snap, d.issue, bar);
+    if (n) d.logger.info({ issue: d.issue, predecessor, carried: n }, "carried saves posted on a closed predecessor into the open head");
+    return { carried: n, entries: snap.entries };
   } finally {
     await d.store.releaseLease(lease).catch(() => {}); // it runs out by itself
   }
 }
 
-/** A successor created by an earlier attempt that died before recording it (found by the marker in its body). */
+/**
+ * A successor created by an earlier attempt that died before recording it
+ * (found by the marker in its body). Only an issue the bot's own login opened
+ * is adopted (src/chain/chain-rules.ts): anyone who may open an issue can
+ * write the marker, and adopting theirs would hand them the head of the chain
+ * (issue 19). Any other issue with the marker is logged as an anomaly and
+ * left alone: never labelled, carried into or closed. Without the bot's
+ * login nothing is adopted (a fresh successor is opened).
+ */
 async function findSuccessor(d: RolloverDeps): Promise<number | null> {
+  // Every page (the forge branch's listAllIssues): a hijacker's issues must not push the bot's own off page one.
   const issues = await d.api.listAllIssues(d.repo, { state: "open", q: d.title, type: "issues" });
-  return issues.find((i) => i.title === d.title && continuedFrom(i.body) === d.issue)?.number ?? null;
+  const o = { previous: d.issue, title: d.title, botLogin: d.selfLogin ?? "" };
+  for (const i of issues) {
+    const why = hijackReason(i, o);
+    if (why) d.logger.warn({ issue: d.issue, candidate: i.number, opener: i.user.login }, `rollover anomaly: ${why}`);
+  }
+  if (d.selfLogin === undefined) return null;
+  return issues.find((i) => adoptableSuccessor(i, o))?.number ?? null;
 }

@@ -158,6 +158,7 @@ export class SessionTracker {
    */
   async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
     await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
+    this.asOf = this.now();
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     await this.readHistory();
@@ -214,6 +215,7 @@ export class SessionTracker {
    * nothing is stored again, the projection ignores what it already holds.
    */
   fold(events: CommentEvent[]): boolean {
+    this.asOf = this.now();
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
@@ -405,7 +407,16 @@ export class SessionTracker {
     const fence = this.o.lease.current();
     if (!fence || this.stopped) return;
     await rollOverIfDue(
-      { ...this.o.rollover, api: this.o.api, store: this.o.store, repo: this.o.repo, issue: this.o.issue, logger: this.o.logger, selfLogin: this.o.selfLogin },
+      {
+        ...this.o.rollover,
+        api: this.o.api,
+        store: this.o.store,
+        repo: this.o.repo,
+        issue: this.o.issue,
+        logger: this.o.logger,
+        selfLogin: this.o.selfLogin,
+        ...(this.o.policy.signingKey !== undefined ? { signingKey: this.o.policy.signingKey } : {}),
+      },
       fence,
       this.projection.snapshot(),
     );
@@ -433,10 +444,19 @@ export class SessionTracker {
   }
 
   private lastCompactionAt = 0;
+  /**
+   * When this process last read the issue from Forgejo, or stored or folded a delivery or another replica's
+   * events: the projection holds everything up to then (the freshness of /api/resume).
+   */
+  asOf: Date | null = null;
   /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
   private lateCarryDue = false;
   /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
   private meta: IssueMeta = {};
+  /** The issue that continues this one, once rolled over (as last read from the store). */
+  get successor(): number | undefined {
+    return this.meta.successor;
+  }
 
   private async refreshMeta(): Promise<void> {
     const meta = await this.o.store.issueMeta(this.storeKey);

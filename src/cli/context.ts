@@ -4,7 +4,7 @@ import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
 import { SessionStore } from "../store/index.ts";
-import { ConfigError, ForgejoApiError } from "../errors.ts";
+import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
 import type { CliIo } from "./io.ts";
 import { IssueCache } from "./issue-cache.ts";
 import { WriterMemory } from "./writer-memory.ts";
@@ -29,7 +29,7 @@ export interface CliContext {
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
   writers: WriterMemory;
-  /** Run `fn` against the store; if a cached issue number turned out stale (404), forget it and retry once. */
+  /** Run `fn` against the store; if a cached issue number turned out stale (404, or closed with no successor), forget it and retry once. */
   withStore<T>(fn: (store: SessionStore) => Promise<T>): Promise<T>;
 }
 
@@ -110,8 +110,9 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
         if (explicit === undefined) cache.set(cacheKey, await store.issueNumber());
         return result;
       } catch (e) {
-        if (cached === undefined || !(e instanceof ForgejoApiError && e.status === 404)) throw hint404(e);
-        logger.debug({ cached }, "cached session issue is gone; locating it again");
+        // Gone (404), or closed with no successor to follow (a person closed it): the cache was only a hint.
+        if (cached === undefined || !((e instanceof ForgejoApiError && e.status === 404) || e instanceof SessionChainError)) throw hint404(e);
+        logger.debug({ cached }, "cached session issue is gone or closed without a successor; locating it again");
         cache.set(cacheKey, undefined);
         const fresh = make(undefined);
         try {

@@ -40,6 +40,9 @@ export const ClientEnvSchema = z.object({
     .enum(["fence", "accept"], { message: 'must be "fence" (a legacy writer below a take-over\'s epoch is a zombie) or "accept" (believe it)' })
     .default(DEFAULT_LEGACY_WRITERS),
   CHECKPOST_MAX_CHECKPOINT_BYTES: positiveInt(DEFAULT_MAX_CHECKPOINT_BYTES),
+  /** Liveness, as the bot reads them (`checkpost status` answers as the dashboard does). */
+  CHECKPOST_STALE_AFTER_MS: z.coerce.number().int().positive().optional(),
+  CHECKPOST_MIN_STALE_MS: z.coerce.number().int().min(0).default(300_000),
   CHECKPOST_CACHE_DIR: z.string().min(1).optional(),
   CHECKPOST_REQUEST_TIMEOUT_MS: positiveInt(30_000),
   CHECKPOST_RETRIES: z.coerce.number().int().min(0).max(20).default(4),

@@ -1,6 +1,6 @@
-import { BUILTIN_PHASE_MAPS, compareCodePoints, resumePointFor } from "../protocol/index.ts";
+import { BUILTIN_PHASE_MAPS, compareCodePoints } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
-import { liveness } from "../projection/index.ts";
+import { decideResume } from "../projection/index.ts";
 import type { AgentEntry, Anomaly, AnomalyKind, Liveness, LivenessOptions, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 
 export interface DashboardModelOptions {
@@ -92,8 +92,10 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
       hidden++;
       continue;
     }
-    const l = liveness(e, now, opts.liveness);
     const map = Object.hasOwn(maps, e.agent) ? maps[e.agent] : undefined;
+    // The one resume decision every reader gives (src/projection/resume-decision.ts).
+    const decision = decideResume(e.agent, e, { map: map ? { name: e.agent, map } : null, ...(opts.liveness ? { liveness: opts.liveness } : {}), now });
+    const l = decision.liveness;
     const reasons: AttentionReason[] = [];
     if (e.control?.paused) reasons.push({ kind: "paused", by: e.control.paused.by, at: e.control.paused.at });
     else if (l.state !== "active") reasons.push({ kind: l.state, ageMs: l.ageMs });
@@ -104,7 +106,7 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
     if (a && a.commentId !== skipped?.commentId) reasons.push({ kind: "anomaly", anomaly: a });
     if (e.health && !HEALTHY.test(e.health.status)) reasons.push({ kind: "health", status: e.health.status });
     reasons.sort((x, y) => severity({ reasons: [x] } as DashboardRow) - severity({ reasons: [y] } as DashboardRow));
-    rows.push({ entry: e, liveness: l, resumePoint: e.latest && map ? resumePointFor(e.latest.phase, map) : null, reasons });
+    rows.push({ entry: e, liveness: l, resumePoint: e.latest && decision.mapped ? decision.resume_point : null, reasons });
   }
 
   const needing = rows.filter((r) => r.reasons.length > 0);

@@ -31,6 +31,8 @@ export const IssueSchema = z.looseObject({
   comments: z.number().optional(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Set while the issue is closed (the swagger's Issue.closed_at); a chain walk reads the tail of comments from it. */
+  closed_at: z.string().nullable().optional(),
   pull_request: z.unknown().optional(),
 });
 export type ForgejoIssue = z.infer<typeof IssueSchema>;

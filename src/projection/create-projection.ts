@@ -1,4 +1,4 @@
-import { COMMENT_KINDS, DEFAULT_READER_LIMITS, markerOf, toResumePoint } from "../protocol/index.ts";
+import { COMMENT_KINDS, DEFAULT_READER_LIMITS, markerOf } from "../protocol/index.ts";
 import type { Checkpoint, KindRegistry, PhaseMap, ReaderLimits } from "../protocol/index.ts";
 import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
@@ -7,7 +7,7 @@ import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.t
 import { deriveEntry, finishFold, foldRecords, cloneFold, sealFold, startFold } from "./derive-entry.ts";
 import type { EntryFold } from "./derive-entry.ts";
 import { DEFAULT_LEGACY_WRITERS } from "./legacy-writers.ts";
-import { directiveOf } from "./directive-of.ts";
+import { resumeAnswerOf } from "./resume-answer.ts";
 import type { DerivedEntry } from "./derive-entry.ts";
 import { entryKey } from "./entry-key.ts";
 import type { AgentEntry, Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
@@ -676,21 +676,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     },
     resume(agent, session, phaseMap) {
       const k = keys.get(entryKey(agent, session));
-      const cp = k ? derived(k).entry.latest : null;
-      const r = toResumePoint(cp, phaseMap);
-      return {
-        ...r,
-        checkpoint: cp
-          ? {
-              commentId: cp.commentId,
-              ...(cp.id !== undefined ? { id: cp.id } : {}),
-              ...(cp.seq !== undefined ? { seq: cp.seq } : {}),
-              ...(cp.epoch !== undefined ? { epoch: cp.epoch } : {}),
-            }
-          : null,
-        directive: directiveOf(k ? derived(k).entry : null),
-        not_used: k ? (derived(k).entry.notUsed ?? []) : [],
-      };
+      return resumeAnswerOf(k ? derived(k).entry : null, phaseMap);
     },
     latest,
     entry(agent, session) {

@@ -27,3 +27,7 @@ export { liveness, DEFAULT_LIVENESS_OPTIONS } from "./liveness.ts";
 export type { Liveness, LivenessOptions, LivenessState } from "./liveness.ts";
 export { detectTransitions } from "./detect-transitions.ts";
 export type { LivenessTransition } from "./detect-transitions.ts";
+export { decideResume, decideResumeFromComments, phaseMapOf, resumeAnswerOf } from "./resume-decision.ts";
+export type { NamedPhaseMap, ResumeDecision, ResumeDecisionPolicy } from "./resume-decision.ts";
+export { freshnessOf } from "./freshness.ts";
+export type { Freshness } from "./freshness.ts";

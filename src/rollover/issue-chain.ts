@@ -1,5 +1,6 @@
 import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
 import { continuedFrom } from "./chain-links.ts";
+import { followablePredecessor } from "../chain/chain-rules.ts";
 
 /** At most this many issues are followed back (a loop of forged markers cannot run forever). */
 const MAX_CHAIN = 1000;
@@ -7,9 +8,10 @@ const MAX_CHAIN = 1000;
 /**
  * A session issue and every issue it continues, oldest first, by the
  * `continues` marker each successor's body carries (rollover). Only markers in
- * issues that share the newest one's title are followed.
+ * issues that share the newest one's title are followed, and with `trusted`
+ * only in issues a trusted login opened (the chain rule, docs/chain.md).
  */
-export async function issueChain(api: ForgejoApi, repo: RepoRef, newest: number): Promise<ForgejoIssue[]> {
+export async function issueChain(api: ForgejoApi, repo: RepoRef, newest: number, trusted?: ReadonlySet<string>): Promise<ForgejoIssue[]> {
   const chain: ForgejoIssue[] = [];
   const seen = new Set<number>();
   let next: number | null = newest;
@@ -18,7 +20,7 @@ export async function issueChain(api: ForgejoApi, repo: RepoRef, newest: number)
     const issue = await api.getIssue(repo, next);
     if (chain.length && issue.title !== chain[chain.length - 1]?.title) break;
     chain.push(issue);
-    next = continuedFrom(issue.body);
+    next = trusted ? followablePredecessor(issue, { title: issue.title, trusted }) : continuedFrom(issue.body);
   }
   return chain.reverse();
 }

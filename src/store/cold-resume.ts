@@ -1,10 +1,10 @@
 import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import type { ForgejoApi, ForgejoComment, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
-import type { CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
+import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndexEntry } from "../dashboard/index.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
@@ -22,15 +22,20 @@ export interface ColdResumeInput {
   map: Readonly<PhaseMap>;
   /** See readAllComments. */
   readWindowSize?: number;
+  /** The issue, already read (the chain walk reads it): saves the first GET. */
+  issueMeta?: ForgejoIssue;
+  /** false: never read every comment; when the index cannot answer, say so (`via: "none"`) instead. */
+  fullRead?: boolean;
 }
 
-export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" };
+/** `entry`: the agent+session as the read folded it, for the one resume decision (decideResume). */
+export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null };
 
 function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
   const p = createProjection(policy);
   p.replaceAll(records);
-  const entry = p.snapshot().entries.find((e) => e.agent === input.agent && e.session === input.session);
-  return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via };
+  const entry = p.entry(input.agent, input.session);
+  return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via, entry };
 }
 
 /** The pointed comment is what the entry says: this agent+session's checkpoint, its Id/Seq/Epoch, not below the entry's fence. */
@@ -78,10 +83,12 @@ export const ONE_READ_MAX_ID_GAP = 32;
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
-  const meta = await api.getIssue(repo, issue);
+  const meta = input.issueMeta ?? (await api.getIssue(repo, issue));
   const policy = await input.policy;
-  const full = async () =>
-    answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
+  const full = async (): Promise<ColdResumeAnswer> =>
+    input.fullRead === false
+      ? { ...answer([], input, policy, "full"), via: "none" }
+      : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
 
   const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
   const index = extractResumeIndex(meta.body, signing ? { signing } : {});

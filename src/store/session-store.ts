@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import { findOpenHead } from "../chain/open-head.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
-import { createProjection } from "../projection/index.ts";
-import type { Directive, LegacyWriters, Projection, ProjectionSnapshot, ResumeAnswer, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
-import { readDirective } from "./read-directive.ts";
+import { createProjection, decideResume } from "../projection/index.ts";
+import type { Directive, LegacyWriters, NamedPhaseMap, Projection, ProjectionSnapshot, ResumeDecision, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
 import { locateIssue } from "./locate-issue.ts";
 import { postExactlyOnce } from "./post-exactly-once.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { coldResume } from "./cold-resume.ts";
+import type { ColdResumeAnswer } from "./cold-resume.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
 export interface SessionStoreOptions {
@@ -68,6 +69,8 @@ export interface SavedCheckpoint {
 
 /** A checkpoint as `latest`/`history` return it. */
 export type StoredCheckpoint = LatestCheckpoint & { agent: string; session: string };
+
+const isNamedMap = (m: Readonly<PhaseMap> | NamedPhaseMap): m is NamedPhaseMap => typeof m.name === "string" && typeof m.map === "object" && m.map !== null;
 
 const key = (agent: string, session: string) => `${agent}\u0000${session}`;
 
@@ -147,20 +150,68 @@ export class SessionStore {
     const body = formatCheckpoint({ ...cp, data: input.data, timestamp: cp.timestamp as string });
     this.checkSize(body, input.data);
     const issue = await this.issueNumber();
-    const check = opts.checkDirective ? readDirective(this.o.api, this.repo, issue, input.agent, input.session, () => this.policy()) : null;
-    check?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
-    const comment = await postExactlyOnce(this.o.api, this.repo, issue, body, `\nId: ${cp.id}\n`);
+    // Beside the POST (same latency): is the issue still the open head of the chain? With checkDirective,
+    // the same read answers the directive by the same decision `resume` makes (the index plus the tail).
+    const headRead = opts.checkDirective || this.headCheckDue() ? this.o.api.getIssue(this.repo, issue) : null;
+    headRead?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
+    const marker = `\nId: ${cp.id}\n`;
+    let comment = await postExactlyOnce(this.o.api, this.repo, issue, body, marker);
+    let landed = issue;
+    let head: ForgejoIssue | null = null;
+    if (headRead) {
+      head = await headRead;
+      if (head.state !== "open") {
+        // The issue rolled over: this save reached a closed issue. Post it on the open head too (same Id,
+        // so the bot's carry of the first copy is skipped: the head already holds something newer).
+        head = (await this.followChain(head)).head;
+        comment = await postExactlyOnce(this.o.api, this.repo, head.number, body, marker);
+        landed = head.number;
+      }
+      this.headCheckedAt = Date.now();
+    }
     // The response names the token's user: a free check of a remembered login.
     this.learnSelf(comment.user.login);
     this.selfRemembered = false;
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
-    const saved: SavedCheckpoint = { comment_id: comment.id, issue, html_url: comment.html_url, checkpoint: cp };
-    if (check) {
-      const { directive, maxEpoch } = await check;
-      saved.directive = directive;
-      saved.fenced = (epoch ?? 0) < Math.max(maxEpoch, directive?.epoch ?? 0);
+    const saved: SavedCheckpoint = { comment_id: comment.id, issue: landed, html_url: comment.html_url, checkpoint: cp };
+    if (opts.checkDirective && head) {
+      const r = await coldResume({ api: this.o.api, repo: this.repo, issue: landed, issueMeta: head, policy: this.policy(), agent: input.agent, session: input.session, map: {}, fullRead: false });
+      saved.directive = r.directive;
+      saved.fenced = (epoch ?? 0) < Math.max(r.maxEpoch, r.directive?.epoch ?? 0);
     }
     return saved;
+  }
+
+  /**
+   * A plain library save checks, beside its POST, that the issue is still the open head once this long
+   * after the handle was made or last checked (CLI saves, with checkDirective, always do): a save stays one
+   * request, and a long-lived handle notices a rollover within a minute. A save that reached a closed
+   * issue meanwhile is carried into the head by the bot (docs/chain.md).
+   */
+  static readonly HEAD_RECHECK_MS = 60_000;
+  private headCheckedAt = Date.now();
+  private headCheckDue(): boolean {
+    return Date.now() - this.headCheckedAt >= SessionStore.HEAD_RECHECK_MS;
+  }
+
+  /**
+   * The open head of the session chain from an issue read just now (docs/chain.md): a closed issue is
+   * never read or written as the session, its successor is followed. Remembers the head's number.
+   */
+  private async followChain(issue: ForgejoIssue): Promise<{ head: ForgejoIssue; passed: number[] }> {
+    this.headCheckedAt = Date.now();
+    if (issue.state === "open") return { head: issue, passed: [] };
+    const policy = await this.policy();
+    const r = await findOpenHead(this.o.api, this.repo, issue, policy.trustedAuthors, { listAll: (n) => this.readAll(n) });
+    this.o.logger?.info({ from: issue.number, head: r.head.number, passed: r.passed }, "the session issue rolled over: following the chain to its open head");
+    this.issue = r.head.number;
+    return r;
+  }
+
+  /** Read the session issue and follow the chain to its open head. */
+  async head(): Promise<ForgejoIssue> {
+    const issue = await this.issueNumber();
+    return (await this.followChain(await this.o.api.getIssue(this.repo, issue))).head;
   }
 
   /** Post a `[HEALTH]` signal (retried; a duplicate health signal is harmless). */
@@ -175,8 +226,8 @@ export class SessionStore {
 
   /** Read every comment and fold it (the full, always-correct path). */
   async project(): Promise<Projection> {
-    const issue = await this.issueNumber();
-    const [comments, policy] = await Promise.all([this.readAll(issue), this.policy()]);
+    const head = await this.head();
+    const [comments, policy] = await Promise.all([this.readAll(head.number, head), this.policy()]);
     const p = createProjection(policy);
     p.replaceAll(comments.map(toCommentRecord));
     return p;
@@ -200,13 +251,37 @@ export class SessionStore {
    * next Epoch, so this handle's later saves fence off any zombie. With
    * `takeOver`, the fence is written at once (one extra request).
    */
-  async resume(agent: string, session: string, map: Readonly<PhaseMap>, opts: { takeOver?: boolean } = {}): Promise<ResumeAnswer & { next_seq: number; epoch: number; takeover_comment_id?: number }> {
-    const issue = await this.issueNumber();
+  async resume(
+    agent: string,
+    session: string,
+    map: Readonly<PhaseMap> | NamedPhaseMap | null,
+    opts: { takeOver?: boolean } = {},
+  ): Promise<Omit<ResumeDecision, "liveness"> & { via: ColdResumeAnswer["via"]; takeover_comment_id?: number }> {
+    // null: no map, the agent resumes at its own phase (`mapped: false`), as every reader answers.
+    const named: NamedPhaseMap | null = map === null ? null : isNamedMap(map) ? map : { name: "custom", map };
+    const first = await this.issueNumber();
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
     policy.catch(() => {}); // awaited inside coldResume; never an unhandled rejection meanwhile
-    const read = (p: ReturnType<SessionStore["policy"]>) =>
-      coldResume({ api: this.o.api, repo: this.repo, issue, policy: p, agent, session, map, ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}) });
+    // The open head of the chain: one read when the remembered issue is still open (coldResume reuses it).
+    const { head } = await this.followChain(await this.o.api.getIssue(this.repo, first));
+    const issue = head.number;
+    let meta: ForgejoIssue | undefined = head;
+    const read = (p: ReturnType<SessionStore["policy"]>) => {
+      const issueMeta = meta;
+      meta = undefined; // a second read (the login changed) reads the issue again
+      return coldResume({
+        api: this.o.api,
+        repo: this.repo,
+        issue,
+        policy: p,
+        agent,
+        session,
+        map: named?.map ?? {},
+        ...(issueMeta ? { issueMeta } : {}),
+        ...(this.o.readWindowSize ? { readWindowSize: this.o.readWindowSize } : {}),
+      });
+    };
     let answer = await read(policy);
     // A remembered login that is wrong (the user was renamed) makes our own checkpoints untrusted, which
     // sends the index path to a full read: only then is it worth a GET /user (beside a full read it is nothing).
@@ -216,22 +291,24 @@ export class SessionStore {
       this.learnSelf((await this.o.api.currentUser()).login);
       if (this.self !== before) answer = await read(this.policy());
     }
+    // The one resume decision (src/projection/resume-decision.ts). Liveness is left out: the index path
+    // folds only the tail, and a worker that resumes is alive; status and the API answer it.
+    const { liveness: _l, ...decision } = decideResume(agent, answer.entry, { map: named, now: this.o.now() });
     // Take over: every resume fences off earlier writers of this agent+session.
-    const epoch = answer.maxEpoch + 1;
+    const { epoch } = decision;
     const seq = answer.checkpoint?.seq ?? 0;
     this.writers.set(key(agent, session), { seq, epoch });
-    const { maxEpoch: _, ...rest } = answer;
     // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
     // checkpoint is fenced off even if this worker dies before its first own save.
     if (opts.takeOver && answer.checkpoint) {
       const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
-      return { ...rest, next_seq: seq + 2, epoch, takeover_comment_id: saved.comment_id };
+      return { ...decision, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
     }
-    return { ...rest, next_seq: seq + 1, epoch };
+    return { ...decision, via: answer.via };
   }
 
-  private readAll(issue: number) {
-    return readAllComments(this.o.api, this.repo, issue, this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {});
+  private readAll(issue: number, issueMeta?: ForgejoIssue) {
+    return readAllComments(this.o.api, this.repo, issue, { ...(this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {}), ...(issueMeta ? { issueMeta } : {}) });
   }
 
   private learnSelf(login: string): void {

@@ -68,4 +68,15 @@ describe("[CONTROL] through checkpost's cold reader (no bot)", () => {
     await control(world, { action: "unpause" });
     expect((await world.store().resume(A, "s1", MAP)).directive).toBeNull();
   });
+
+  it("a save reports a pause the bot has not yet put in its index, as resume does (issue 18: one resume decision)", async () => {
+    world = await forgeWorld();
+    await world.store().save({ agent: A, session: "s1", phase: "clone_complete", data: {} });
+    await writeIndex(world); // the bot's index, written before the pause
+    const paused = await control(world, { action: "pause" });
+    expect((await world.store().resume(A, "s1", MAP)).directive).toMatchObject({ kind: "pause", commentId: paused.id });
+    // Before: the save looked only at the index's directive, so it answered null until the next dashboard write.
+    const saved = await world.store().save({ agent: A, session: "s1", phase: "subtask_1_complete", data: {} }, { checkDirective: true });
+    expect(saved.directive).toMatchObject({ kind: "pause", commentId: paused.id });
+  });
 });

@@ -27,7 +27,7 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
   const ctx = cliContext(io, o);
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
-  const chain = await issueChain(ctx.api, ctx.store.repo, newest);
+  const chain = await issueChain(ctx.api, ctx.store.repo, newest, policy.trustedAuthors);
   if (o.archived)
     return archivedHistory(
       io,
@@ -110,9 +110,10 @@ async function archivedHistory(io: CliIo, ctx: ReturnType<typeof cliContext>, is
 export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string; session?: string }): Promise<void> {
   const ctx = cliContext(io, o);
   const newest = await ctx.withStore((s) => s.issueNumber());
-  const p = createProjection(await ctx.store.policy());
+  const policy = await ctx.store.policy();
+  const p = createProjection(policy);
   const where = new Map<number, number>();
-  for (const issue of await issueChain(ctx.api, ctx.store.repo, newest)) {
+  for (const issue of await issueChain(ctx.api, ctx.store.repo, newest, policy.trustedAuthors)) {
     const comments = await readAllComments(ctx.api, ctx.store.repo, issue.number);
     for (const c of comments) where.set(c.id, issue.number);
     p.applyAll(comments.map((c) => ({ type: "upsert" as const, comment: toCommentRecord(c) })));

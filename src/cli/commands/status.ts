@@ -2,6 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { buildDashboardModel, renderStatusText } from "../../dashboard/index.ts";
 import type { DashboardModel } from "../../dashboard/index.ts";
 import { ExitError } from "../../errors.ts";
+import { decideResume, freshnessOf } from "../../projection/index.ts";
+import { phaseMapFor } from "../phase-maps.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -24,10 +26,26 @@ export interface StatusOptions extends RepoFlags {
  */
 export async function status(io: CliIo, o: StatusOptions): Promise<void> {
   const ctx = cliContext(io, o);
+  // The same thresholds the bot's dashboard uses (CHECKPOST_STALE_AFTER_MS, CHECKPOST_MIN_STALE_MS).
+  const lv = { minStaleMs: ctx.env.CHECKPOST_MIN_STALE_MS, ...(ctx.env.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: ctx.env.CHECKPOST_STALE_AFTER_MS } : {}) };
+  const maps = io.env["CHECKPOST_PHASE_MAPS"];
   if (o.json) {
-    const snap = await ctx.withStore((s) => s.snapshot());
-    printJson(io, snap);
-    return exitForAttention(buildDashboardModel(snap, new Date(), { maxRows: 1 }));
+    const { snap, issue } = await ctx.withStore(async (s) => ({ snap: await s.snapshot(), issue: await s.issueNumber() }));
+    const now = new Date();
+    printJson(io, {
+      ...snap,
+      // Each entry with the one resume decision (without the state: `latest.data` holds it) and its liveness.
+      entries: snap.entries.map((e) => {
+        const chosen = phaseMapFor(e.agent, { maps, cwd: io.cwd });
+        const { state: _s, ...resume } = decideResume(e.agent, e, { map: chosen ?? null, liveness: lv, now });
+        return { ...e, liveness: resume.liveness, resume };
+      }),
+      repo: `${ctx.store.repo.owner}/${ctx.store.repo.repo}`,
+      // The open head of the session chain, read just now.
+      issue,
+      freshness: freshnessOf({ asOf: now, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: null, now }),
+    });
+    return exitForAttention(buildDashboardModel(snap, now, { maxRows: 1, liveness: lv }));
   }
   const every = o.watch === undefined || o.watch === false ? null : o.watch === true ? 10 : Number(o.watch);
   if (every !== null && !(every > 0)) throw usage(`--watch ${String(o.watch)}: give the refresh period in seconds, e.g. --watch 5`);
@@ -39,8 +57,8 @@ export async function status(io: CliIo, o: StatusOptions): Promise<void> {
       const snap = await s.snapshot();
       const now = new Date();
       const issue = await s.issueNumber();
-      const model = buildDashboardModel(snap, now, { maxRows: 500 });
-      return { model, text: renderStatusText(model, now, { color, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
+      const model = buildDashboardModel(snap, now, { maxRows: 500, liveness: lv });
+      return { model, text: renderStatusText(model, now, { color, liveness: lv, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
     });
     // Clear the screen between refreshes only on a terminal.
     io.out(every !== null && color ? `\u001b[2J\u001b[H${text}` : text);

@@ -91,22 +91,23 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
   // --legacy-writers wins over the env, through the same validated setting.
   const ctx = cliContext(o.legacyWriters ? { ...io, env: { ...io.env, CHECKPOST_LEGACY_WRITERS: o.legacyWriters } } : io, o);
-  const r = await ctx.withStore((s) => s.resume(o.agent, o.session, chosen?.map ?? {}, { takeOver: o.takeOver === true }));
+  // The one resume decision: no map for this agent resumes at its own phase, never silently at "start".
+  const r = await ctx.withStore(async (s) => ({ ...(await s.resume(o.agent, o.session, chosen ?? null, { takeOver: o.takeOver === true })), issue: await s.issueNumber() }));
   ctx.writers.set(writerKey(ctx, o.agent, o.session), { epoch: r.epoch, next_seq: r.next_seq });
-  // No map for this agent: it resumes at its own phase, never silently at "start".
-  const resumePoint = chosen || r.checkpoint === null ? r.resume_point : r.phase;
   printJson(io, {
-    resume_point: resumePoint,
+    resume_point: r.resume_point,
     phase: r.phase,
     state: r.state,
-    mapped: chosen !== undefined,
-    ...(chosen ? { map: chosen.name } : {}),
+    mapped: r.mapped,
+    ...(r.map !== undefined ? { map: r.map } : {}),
     checkpoint: r.checkpoint,
     next_seq: r.next_seq,
     epoch: r.epoch,
     directive: r.directive,
     // Newer checkpoints that were refused (a fenced legacy writer, an edit…), each with its reason and the setting to change.
     not_used: r.not_used,
+    // The issue answered from: the open head of the session chain.
+    issue: r.issue,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
   if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session);

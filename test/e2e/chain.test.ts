@@ -1,0 +1,174 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { botWorld } from "../helpers/bot-world.ts";
+import type { BotWorld } from "../helpers/bot-world.ts";
+import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
+import { runCli } from "../../src/cli/run-cli.ts";
+import { escapeMarkdown } from "../../src/dashboard/index.ts";
+
+// Issue 18, items 1 and 2: the session chain is one session. Controls survive rollovers, a CLI agent whose
+// cached issue predates three rollovers resumes from the head, and a save that reached a closed issue
+// (three rollovers back) is carried into the open head.
+
+let w: BotWorld | undefined;
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+});
+
+const A = "implementation-worker";
+const R = 8; // rollover threshold
+const cp = (session: string, phase: string, o: { epoch?: number; seq?: number } = {}) =>
+  formatCheckpoint({ agent: A, session, phase, timestamp: pythonUtcIsoformat(new Date()), data: { phase }, ...o });
+
+async function chainWorld(): Promise<{ world: BotWorld; alice: string }> {
+  const world = (w = await botWorld({ rolloverAt: R }));
+  world.forge.admin.addCollaborator("agent", "work", "checkpost-bot", "admin");
+  world.forge.admin.createUser("alice");
+  world.forge.admin.addCollaborator("agent", "work", "alice", "write");
+  return { world, alice: world.forge.admin.createToken("alice") };
+}
+
+/** The open head as the bot knows it (store meta successors from the first issue). */
+async function head(world: BotWorld): Promise<number> {
+  let n = world.issue;
+  for (;;) {
+    const s = (await world.bot.store.issueMeta(`agent/work#${n}`)).successor;
+    if (s === undefined) return n;
+    n = s;
+  }
+}
+
+/**
+ * Fill the head with health signals until it rolls over; returns the new head. `distinct`: from as many
+ * agents as the threshold, so each successor is carried that many signals (it must not roll over again at once).
+ */
+async function rollOver(world: BotWorld, distinct = false): Promise<number> {
+  const from = await head(world);
+  const api = world.api(world.agentToken);
+  for (let i = 0; i < R; i++)
+    await api.createComment(world.repo, from, formatHealth({ agent: distinct ? `filler-${i}` : "filler", session: "f", timestamp: pythonUtcIsoformat(new Date()), metrics: { i } }));
+  await world.settle();
+  await world.bot.tracker(world.repo, from)?.maintained();
+  await world.settle();
+  const to = await head(world);
+  expect(to).not.toBe(from);
+  expect((await api.getIssue(world.repo, from)).state).toBe("closed");
+  return to;
+}
+
+async function apiResume(world: BotWorld, issue: number, session: string) {
+  const r = await world.botFetch(`/api/resume?agent=${A}&session=${session}&repo=agent/work&issue=${issue}`);
+  expect(r.status).toBe(200);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+function cli(world: BotWorld, cacheDir: string) {
+  const env = {
+    FORGEJO_URL: world.forge.url,
+    FORGEJO_TOKEN: world.agentToken,
+    FORGEJO_REPOSITORY: "agent/work",
+    CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+    CHECKPOST_CACHE_DIR: cacheDir,
+  };
+  return async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(args, { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => "", cwd: process.cwd(), env });
+    expect(code, err.join("")).toBe(0);
+    return JSON.parse(out.join("")) as Record<string, unknown>;
+  };
+}
+
+describe("the session chain across three rollovers", () => {
+  it("a pause and a rewind (with its fence) survive; every reader and a CLI cache from before the rollovers agree", async () => {
+    const { world, alice } = await chainWorld();
+    const agent = world.api(world.agentToken);
+    await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
+    await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
+    await agent.createComment(world.repo, world.issue, cp("s2", "subtask_1_complete", { epoch: 1, seq: 1 }));
+    await world.settle();
+    // A CLI agent on this machine remembers the first issue.
+    const cacheDir = mkdtempSync(join(tmpdir(), "cp-chain-"));
+    const run = cli(world, cacheDir);
+    expect(await run(["resume", "--agent", A, "--session", "s2"])).toMatchObject({ phase: "subtask_1_complete", directive: null });
+
+    const first = (await agent.listComments(world.repo, world.issue)).find((c) => c.body.includes("clone_complete"));
+    await agent.createComment(world.repo, world.issue, `/checkpost rewind ${A} s1 ${first?.id}`);
+    await world.settle();
+    await world.api(alice).createComment(world.repo, world.issue, `/checkpost pause ${A} s2`);
+    await world.settle();
+    expect(await apiResume(world, world.issue, "s1")).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+
+    let h = world.issue;
+    for (let i = 0; i < 3; i++) {
+      h = await rollOver(world);
+      // After every rollover, on the head: the rewind (and its fence) and the pause are still in effect.
+      expect(await apiResume(world, h, "s1"), `after rollover ${i + 1}`).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+      expect(await apiResume(world, h, "s2"), `after rollover ${i + 1}`).toMatchObject({ phase: "subtask_1_complete", directive: { kind: "pause", by: "alice" } });
+    }
+    // Carried as the bot's own [CONTROL] records, with provenance.
+    const carriedControls = (await agent.listComments(world.repo, h)).filter((c) => parseComment(c.body).kind === "control");
+    expect(carriedControls.map((c) => c.user.login)).toEqual(["checkpost-bot", "checkpost-bot"]);
+    expect(carriedControls.every((c) => /↪ carried over by checkpost from #\d+ \(comment \d+\)$/.test(c.body))).toBe(true);
+
+    // The CLI agent's cache still names the first issue, now three rollovers back: it follows the chain.
+    world.forge.admin.resetStats();
+    const s1 = await run(["resume", "--agent", A, "--session", "s1"]);
+    const requests = world.forge.admin.stats().totalRequests;
+    expect(s1).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+    // The first issue, then the tail and the successor per rollover, then the head's tail: 2 + 2 × 3.
+    expect(requests).toBe(8);
+    // The cache now names the head: the next resume is the usual 2 requests.
+    world.forge.admin.resetStats();
+    expect(await run(["resume", "--agent", A, "--session", "s2"])).toMatchObject({ phase: "subtask_1_complete", directive: { kind: "pause" } });
+    expect(world.forge.admin.stats().totalRequests).toBeLessThanOrEqual(2);
+    // /api/resume, `checkpost resume`, `status --json` and the dashboard agree for every agent+session.
+    const status = (await run(["status", "--json"])) as { issue: number; freshness: { may_be_stale: boolean }; entries: { session: string; resume: Record<string, unknown> }[] };
+    expect(status).toMatchObject({ issue: h, freshness: { may_be_stale: false } });
+    await world.bot.flushDashboards();
+    const body = (await agent.getIssue(world.repo, h)).body;
+    for (const session of ["s1", "s2"]) {
+      const bot = await apiResume(world, h, session);
+      const cliAnswer = await run(["resume", "--agent", A, "--session", session]);
+      const fromStatus = status.entries.find((e) => e.session === session)?.resume ?? {};
+      for (const k of ["resume_point", "phase", "checkpoint", "directive", "not_used", "mapped"]) {
+        expect(cliAnswer[k], `${session} ${k}: cli`).toEqual(bot[k]);
+        expect(fromStatus[k], `${session} ${k}: status`).toEqual(bot[k]);
+      }
+      // The dashboard row shows the same phase and resume point.
+      expect(body).toContain(`${escapeMarkdown(String(bot.phase))} → ${escapeMarkdown(String(bot.resume_point))}`);
+    }
+
+    // The fence held: the rewound worker's old epoch is still a zombie on the head.
+    await agent.createComment(world.repo, h, cp("s1", "subtask_9_complete", { epoch: 1, seq: 3 }));
+    await world.settle();
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
+  }, 180_000);
+
+  it("a save that reached an issue three rollovers back is carried into the open head; a CLI save lands on the head", async () => {
+    const { world } = await chainWorld();
+    const agent = world.api(world.agentToken);
+    await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
+    await world.settle();
+    const run = cli(world, mkdtempSync(join(tmpdir(), "cp-chain-")));
+    await run(["resume", "--agent", A, "--session", "s1"]); // caches the first issue, takes over at epoch 2
+    let h = world.issue;
+    for (let i = 0; i < 3; i++) h = await rollOver(world, true);
+    expect(h).toBe(world.issue + 3);
+    // The CLI's cache predates the rollovers: its save still lands on the head (and says so).
+    const saved = await run(["save", "--agent", A, "--session", "s1", "--phase", "commit_complete", "--data", "{}"]);
+    expect(saved).toMatchObject({ issue: h, directive: null });
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "commit_complete" });
+    // An agent that posts to the first issue directly (a library handle from before): carried into the head.
+    await agent.createComment(world.repo, world.issue, cp("s1", "subtask_1_complete", { epoch: 2, seq: 3 }));
+    const t = world.bot.tracker(world.repo, h);
+    await t?.reconcile();
+    await t?.maintained();
+    await world.settle();
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "subtask_1_complete", epoch: 3 });
+    expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("subtask_1_complete"))).toHaveLength(1);
+  }, 180_000);
+});
