@@ -11,6 +11,8 @@ import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
 import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
+import { formatResumeIndexRef } from "./extract-resume-index.ts";
+import type { ResumeIndexRef } from "./extract-resume-index.ts";
 import type { ResumeIndexSigning } from "./resume-index.ts";
 import { formatDuration } from "../util/format-duration.ts";
 
@@ -37,6 +39,11 @@ export interface RenderDashboardOptions {
   resumeIndexSigning?: ResumeIndexSigning;
   /** The projection's CHECKPOST_LEGACY_WRITERS, recorded in the resume index (a reader with another policy reads everything). */
   legacyWriters?: LegacyWriters;
+  /**
+   * The index lives in a comment of the issue (see DashboardWriter): write this pointer to it
+   * instead of the index itself, so the body does not grow with the number of agents (null: no index at all).
+   */
+  resumeIndexRef?: ResumeIndexRef | null;
 }
 
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
@@ -211,6 +218,17 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
       const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
       lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
     }
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {}), opts.resumeIndexSigning), DASHBOARD_END);
+  const index = opts.resumeIndexRef === undefined ? renderResumeIndex(snapshot, opts).text : opts.resumeIndexRef === null ? null : formatResumeIndexRef(opts.resumeIndexRef);
+  lines.push("", ...(index === null ? [] : [index]), DASHBOARD_END);
   return lines.join("\n");
+}
+
+/** The resume index of a snapshot as its one HTML-comment line (signed when asked), the time a reader lists the tail from, and what it says bar the watermark. */
+export function renderResumeIndex(
+  snapshot: ProjectionSnapshot,
+  opts: Pick<RenderDashboardOptions, "legacyWriters" | "resumeIndexSigning"> = {},
+): { text: string; since: string | null; content: string } {
+  const index = buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {});
+  const { watermark: _w, watermarkUpdatedAt: _u, ...rest } = index;
+  return { text: formatResumeIndex(index, opts.resumeIndexSigning), since: index.watermarkUpdatedAt ?? null, content: JSON.stringify(rest) };
 }
