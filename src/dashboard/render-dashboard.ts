@@ -46,6 +46,9 @@ export interface RenderDashboardOptions {
   resumeIndexRef?: ResumeIndexRef | null;
 }
 
+/** Rewind boxes per agent (the checkpoints before the current one). */
+export const REWIND_TARGETS = 2;
+
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
 
 const LIVENESS_LABEL: Record<LivenessState, string> = { active: "🟢 Active", stale: "🟡 Stale", silent: "🔴 Silent" };
@@ -118,19 +121,23 @@ function who(r: DashboardRow): string {
 function details(r: DashboardRow, now: Date, controls: boolean): string[] {
   const e = r.entry;
   const base = { agent: e.agent, session: e.session };
-  const out = ["<details>", `<summary>${who(r)}: controls and recent checkpoints</summary>`, ""];
+  const out = ["<details>", `<summary>${who(r)}: controls, history</summary>`, ""];
   if (controls) {
     out.push(formatControlCheckbox({ ...base, action: "pause", checked: e.control?.paused != null }, "Pause (untick to resume)"));
-    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over (fences the current worker)"));
-    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row until the agent signals again"));
+    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over"));
+    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row"));
   }
-  const recent = e.recent ?? [];
+  // The current checkpoint and the REWIND_TARGETS before it: the body rides along every webhook delivery,
+  // so older rewind targets are left to `/checkpost rewind` and `checkpost status` (issue 22).
+  const recent = (e.recent ?? []).slice(0, 1 + REWIND_TARGETS);
   if (recent.length) {
-    out.push("", "Recent checkpoints, newest first:", "");
+    out.push("", "Checkpoints, newest first:", "");
     recent.forEach((cp, i) => {
-      const label = `${link(`${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`, cp.htmlUrl)}${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
-      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${label}`));
-      else out.push(`- ${label}${i === 0 ? " (current)" : ""}`);
+      const text = `${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`;
+      const extra = `${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
+      // A rewind box names its target by comment id in its key: no link (a URL per box was a third of the dashboard).
+      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${text}${extra}`));
+      else out.push(`- ${link(text, cp.htmlUrl)}${extra}${i === 0 ? " (current)" : ""}`);
     });
   }
   const notUsed = e.notUsed ?? [];
