@@ -33,6 +33,8 @@ export interface BotConfig {
   pollIntervalMs: number;
   reconcileIntervalMs: number;
   dashboardIntervalMs: number;
+  /** Largest resume index kept in the issue body; a larger one is kept in a comment the body points to (default 8 KiB; tests lower it). */
+  resumeIndexInlineMaxBytes?: number;
   livenessIntervalMs: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;

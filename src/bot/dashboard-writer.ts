@@ -1,14 +1,27 @@
 import type { Logger } from "pino";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
-import { dashboardChanged, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
+import { RESUME_INDEX_OPEN, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
+import type { ResumeIndexRef } from "../dashboard/index.ts";
+import { ForgejoApiError } from "../errors.ts";
+import { commentOnIssue } from "../store/comment-on-issue.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 
 export interface DashboardWriterOptions {
   api: ForgejoApi;
   repo: RepoRef;
   issue: number;
-  /** The section to write, rendered at write time. */
-  render: () => string;
+  /** The section to write, rendered at write time; with `ref`, it points at the index comment instead of holding the index (null: neither). */
+  render: (ref?: ResumeIndexRef | null) => string;
+  /**
+   * The resume index as it would be written now (see renderResumeIndex). Over `inlineMaxBytes`
+   * (default RESUME_INDEX_INLINE_MAX_BYTES) it is kept in a comment of the issue, which the bot
+   * creates once and edits, and the body holds only a pointer to it (docs/dashboard.md).
+   */
+  resumeIndex?: {
+    render: () => { text: string; since: string | null; content: string };
+    selfLogin: string;
+    inlineMaxBytes?: number;
+  };
   /** At most one write per window (ms). */
   minIntervalMs: number;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
@@ -22,6 +35,17 @@ export interface DashboardWriterOptions {
    */
   fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
+
+/**
+ * Largest resume index kept inline in the body (about 50 agent sessions). A larger one goes to the
+ * index comment: every issue_comment delivery carries the whole body, and the index grows with the
+ * agents (1.5 MB at 10,000), while a small inline one saves a cold reader nothing to fetch.
+ */
+export const RESUME_INDEX_INLINE_MAX_BYTES = 8 * 1024;
+
+/** The visible head of the index comment. */
+export const RESUME_INDEX_COMMENT_HEAD =
+  "_checkpost resume index: where each agent session's resume point is, for readers without the bot. The bot keeps this comment up to date; editing it only makes readers read every comment._";
 
 /** The issue body without our section: the part that belongs to people. */
 function outside(body: string): string {
@@ -51,6 +75,8 @@ export class DashboardWriter {
   /** A person's body seen in an `issues.edited` webhook after our last write. */
   private humanBody: string | null = null;
   private stopped = false;
+  /** The index comment as last written: its id, what it held (bar the watermark) and the pointer to it. */
+  private indexComment: { id: number; content: string; ref: ResumeIndexRef } | null = null;
   writes = 0;
 
   constructor(private readonly o: DashboardWriterOptions) {}
@@ -113,8 +139,14 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    const section = this.o.render();
     let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
+    const ix = this.o.resumeIndex?.render();
+    let ref: ResumeIndexRef | null | undefined;
+    if (ix && Buffer.byteLength(ix.text) > (this.o.resumeIndex?.inlineMaxBytes ?? RESUME_INDEX_INLINE_MAX_BYTES)) {
+      // No watermark time (a projection restored from the store, before it read a comment): readers could not use a new index; keep the pointer as it is.
+      ref = ix.since !== null ? await this.writeIndexComment({ ...ix, since: ix.since }, base) : (this.indexComment?.ref ?? extractResumeIndexRef(base));
+    }
+    const section = this.o.render(ref);
     let repaired = false;
     const human = this.humanBody;
     // The body is still exactly what we wrote, yet a person's edit arrived since: our write overwrote it.
@@ -139,5 +171,47 @@ export class DashboardWriter {
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });
     this.o.logger.debug({ issue: this.o.issue, repaired }, "dashboard written");
+  }
+
+  /**
+   * Write the index to its comment (created on first use) and return the pointer to it. An index
+   * that differs from the last one written only in its watermark is not written again: the pointer's
+   * older `since` only makes readers list a longer tail, and the bot's own edit (which moves the
+   * watermark) then causes no further write.
+   */
+  private async writeIndexComment(ix: { text: string; since: string; content: string }, body: string): Promise<ResumeIndexRef> {
+    const o = this.o;
+    const self = (o.resumeIndex?.selfLogin ?? "").toLowerCase();
+    let id = this.indexComment?.id ?? null;
+    if (id === null) {
+      // After a restart: the comment the body points to, if it is ours and an index (never edit a person's comment).
+      const pointed = extractResumeIndexRef(body)?.comment;
+      if (pointed !== undefined) {
+        try {
+          const c = await o.api.getComment(o.repo, pointed);
+          if (c.user.login.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) id = c.id;
+        } catch (e) {
+          if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+        }
+      }
+    }
+    if (id !== null && this.indexComment?.id === id && this.indexComment.content === ix.content) return this.indexComment.ref;
+    const text = `${RESUME_INDEX_COMMENT_HEAD}\n\n${ix.text}`;
+    const create = () => o.api.createComment(o.repo, o.issue, text);
+    const fenced = <T>(write: () => Promise<T>) => (o.fencedWrite ? o.fencedWrite("resume-index", write) : write());
+    let written: { id: number };
+    if (id === null) written = await fenced(create);
+    else {
+      const known = id;
+      try {
+        written = await fenced(() => o.api.editComment(o.repo, known, text));
+      } catch (e) {
+        if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+        written = await fenced(create); // deleted by someone: a new one
+      }
+    }
+    const ref = { comment: written.id, since: ix.since };
+    this.indexComment = { id: written.id, content: ix.content, ref };
+    return ref;
   }
 }

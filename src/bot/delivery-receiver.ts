@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { Probot, ProbotOctokit, createNodeMiddleware } from "probot";
+import { Probot, ProbotOctokit } from "probot";
 import { isSessionIssue } from "../store/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -75,40 +75,67 @@ export async function createDeliveryReceiver(
   };
 }
 
-/** Probot's signature-checking middleware, or the insecure JSON-only handler when configured so. */
+/**
+ * The verified delivery's dispatcher. `receive` has checked the signature on the raw body already
+ * (signatureProblem) and the handler parses it once: Probot's own middleware would HMAC the body a
+ * second time and parse it again (@octokit/webhooks verifyAndReceive), which at Forgejo's payload size
+ * (the whole issue, body included, rides along every issue_comment delivery) cost the bench half its
+ * ingest rate (docs/benchmarks.md, issue 22). Probot stays the app framework: its handlers run from
+ * `probot.webhooks.receive`, which does not verify; `Probot#receive` is not used because it logs the
+ * whole event at debug level.
+ */
 async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, run: (event: string, payload: unknown, deliveryId: string | null) => Promise<void>): Promise<Handler> {
-  // Probot verifies X-Hub-Signature-256, which Forgejo sends beside its own headers.
-  // Its throttling (3 s between writes) and retries (1/4/9 s) are off: the bot makes
-  // no writes through Probot's client, and our own client has the retry policy.
   if (config.webhookSecret) {
+    // Its throttling (3 s between writes) and retries (1/4/9 s) are off: the bot makes
+    // no writes through Probot's client, and our own client has the retry policy.
     const probot = new Probot({
       githubToken: config.token,
       baseUrl: apiUrl,
       secret: config.webhookSecret,
-      // Deliveries reach Probot only with a valid signature; still, its error log would carry the whole
-      // payload (err.event): keep errors to type and message.
+      // Its error log would carry the whole payload (err.event): keep errors to type and message.
       log: log.child({ name: "probot" }, { serializers: { err: (e: unknown) => (e instanceof Error ? { type: e.name, message: e.message.slice(0, 500) } : { message: String(e).slice(0, 500) }) } }),
       Octokit: ProbotOctokit.defaults({ throttle: { enabled: false }, retry: { enabled: false } }),
     });
-    const middleware = await createNodeMiddleware(
-      (app) => {
-        // ctx.id is X-GitHub-Delivery, which Forgejo sends equal to X-Forgejo-Delivery (a UUID per delivery, kept on redelivery).
-        app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload, ctx.id || null)));
-        app.on("issues", async (ctx) => void (await run("issues", ctx.payload, ctx.id || null)));
-      },
-      { probot, webhooksPath: config.webhookPath },
-    );
-    return async (req, res) => Boolean(await middleware(req, res));
+    await probot.load((app) => {
+      // ctx.id is X-GitHub-Delivery, which Forgejo sends equal to X-Forgejo-Delivery (a UUID per delivery, kept on redelivery).
+      app.on("issue_comment", async (ctx) => void (await run("issue_comment", ctx.payload, ctx.id || null)));
+      app.on("issues", async (ctx) => void (await run("issues", ctx.payload, ctx.id || null)));
+    });
+    return async (req, res) => {
+      const name = headerText(req.headers["x-github-event"]);
+      const id = headerText(req.headers["x-github-delivery"]) ?? "";
+      if (!name) {
+        res.writeHead(400, { "content-type": "text/plain" }).end("no X-GitHub-Event header");
+        return true;
+      }
+      const payload = parseJson(typeof req.body === "string" ? req.body : "");
+      if (payload === undefined) {
+        log.warn({ delivery: id.slice(0, 80), reason: "invalid JSON" }, "webhook delivery rejected");
+        res.writeHead(400, { "content-type": "text/plain" }).end("invalid JSON");
+        return true;
+      }
+      try {
+        // Probot's types are GitHub's event map; the payload is checked with zod in handleDelivery.
+        await probot.webhooks.receive({ id, name, payload } as Parameters<typeof probot.webhooks.receive>[0]);
+      } catch (e) {
+        // As Probot's middleware does: the first handler error's status (503 when the shared store is down), else 500.
+        const first: unknown = e instanceof AggregateError ? e.errors[0] : e;
+        const status = typeof (first as { status?: unknown })?.status === "number" ? (first as { status: number }).status : 500;
+        log.error({ err: first instanceof Error ? { type: first.name, message: first.message.slice(0, 500) } : String(first).slice(0, 500), delivery: id.slice(0, 80) }, "webhook delivery failed");
+        res.writeHead(status, { "content-type": "text/plain" }).end(status === 503 ? "store unavailable: redeliver later" : "failed");
+        return true;
+      }
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");
+      return true;
+    };
   }
   if (config.insecure) {
     log.warn("CHECKPOST_INSECURE_NO_WEBHOOK_SECRET is set: webhook deliveries are NOT authenticated. Never run this way on a network.");
     return async (req, res) => {
       const event = String(req.headers["x-forgejo-event"] ?? req.headers["x-github-event"] ?? "");
-      let payload: unknown;
       const text = typeof req.body === "string" ? req.body : "";
-      try {
-        payload = JSON.parse(text);
-      } catch {
+      const payload = parseJson(text);
+      if (payload === undefined) {
         log.warn({ delivery: headerText(req.headers["x-github-delivery"]), bytes: Buffer.byteLength(text), reason: "invalid JSON" }, "webhook delivery rejected");
         res.writeHead(400).end("invalid JSON");
         return true;
@@ -152,4 +179,13 @@ export function signatureProblem(body: string, header: string | string[] | undef
   const actual = Buffer.from(sig);
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "signature does not match";
   return null;
+}
+
+/** The parsed JSON, or undefined when the text is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -3,8 +3,8 @@ import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
-import { renderDashboard, resumeIndexScope } from "../dashboard/index.ts";
-import type { RenderDashboardOptions } from "../dashboard/index.ts";
+import { renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import type { RenderDashboardOptions, ResumeIndexRef } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import { ControlDesk } from "./control-desk.ts";
@@ -39,6 +39,8 @@ export interface TrackerOptions {
   /** The bot's own login: its alert comments are recognised, its body edits ignored. */
   selfLogin: string;
   dashboardIntervalMs: number;
+  /** Largest resume index kept in the body (default RESUME_INDEX_INLINE_MAX_BYTES); a larger one goes to the index comment. */
+  resumeIndexInlineMaxBytes?: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   /** Dashboard options (docs link, bot URL for "How to resume", row cap). */
@@ -107,7 +109,12 @@ export class SessionTracker {
       minIntervalMs: o.dashboardIntervalMs,
       logger: o.logger,
       metrics: o.metrics,
-      render: () => this.renderSection(),
+      render: (ref) => this.renderSection(ref),
+      resumeIndex: {
+        render: () => renderResumeIndex(this.projection.snapshot(), this.indexOptions()),
+        selfLogin: o.selfLogin,
+        ...(o.resumeIndexInlineMaxBytes !== undefined ? { inlineMaxBytes: o.resumeIndexInlineMaxBytes } : {}),
+      },
     });
     this.controls = new ControlDesk({
       api: o.api,
@@ -127,8 +134,17 @@ export class SessionTracker {
     });
   }
 
-  /** The dashboard section as it would be written now. */
-  renderSection(): string {
+  /** Signing and legacy-writer policy of the resume index. */
+  private indexOptions(): Pick<RenderDashboardOptions, "resumeIndexSigning" | "legacyWriters"> {
+    const o = this.o;
+    return {
+      ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
+      ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
+    };
+  }
+
+  /** The dashboard section as it would be written now (`ref`: pointing at the index comment instead of holding the index). */
+  renderSection(ref?: ResumeIndexRef | null): string {
     const o = this.o;
     return renderDashboard(this.projection.snapshot(), this.now(), {
       liveness: o.liveness,
@@ -141,8 +157,8 @@ export class SessionTracker {
         ...(this.meta.successor !== undefined ? { successor: this.meta.successor } : {}),
         ...(this.meta.compaction ? { compaction: this.meta.compaction } : {}),
       },
-      ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
-      ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
+      ...this.indexOptions(),
+      ...(ref !== undefined ? { resumeIndexRef: ref } : {}),
     });
   }
 

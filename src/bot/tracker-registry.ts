@@ -103,6 +103,7 @@ export class TrackerRegistry {
       policy: this.d.policy,
       selfLogin: this.d.selfLogin,
       dashboardIntervalMs: config.dashboardIntervalMs,
+      ...(config.resumeIndexInlineMaxBytes !== undefined ? { resumeIndexInlineMaxBytes: config.resumeIndexInlineMaxBytes } : {}),
       liveness: config.liveness,
       staleAlerts: config.staleAlerts,
       ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),

@@ -1,5 +1,6 @@
 import { findDashboardSections } from "./find-dashboard-sections.ts";
-import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
+import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN, RESUME_INDEX_REF_OPEN } from "./markers.ts";
+import * as z from "zod";
 import { RawResumeIndexSchema, ResumeIndexEntrySchema, verifyResumeIndexSignature } from "./resume-index.ts";
 import type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";
 
@@ -18,7 +19,59 @@ export function extractResumeIndex(body: string | null | undefined, opts: { sign
   if (typeof body !== "string") return null;
   const span = findDashboardSections(body)[0];
   if (!span) return null;
+  return indexIn(body.slice(span.start, span.end), opts);
+}
+
+/**
+ * The resume index from the body of the comment a dashboard's pointer names
+ * (`extractResumeIndexRef`): the same checks as `extractResumeIndex`, on the
+ * one index the comment must hold.
+ */
+export function extractResumeIndexFromComment(body: string | null | undefined, opts: { signing?: ResumeIndexSigning } = {}): ResumeIndex | null {
+  return typeof body === "string" ? indexIn(body, opts) : null;
+}
+
+const ResumeIndexRefSchema = z.object({
+  /** The comment of this issue that holds the index. */
+  comment: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** The index's watermarkUpdatedAt when written: a cold reader lists comments updated since then (the index comment among them). */
+  since: z
+    .string()
+    .max(40)
+    .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time"),
+});
+export type ResumeIndexRef = z.infer<typeof ResumeIndexRefSchema>;
+
+/** The pointer line a dashboard holds instead of a large index. */
+export function formatResumeIndexRef(ref: ResumeIndexRef): string {
+  return `${RESUME_INDEX_REF_OPEN}${JSON.stringify({ comment: ref.comment, since: ref.since })}${RESUME_INDEX_CLOSE}`;
+}
+
+/**
+ * The pointer to the resume index comment in the body's first dashboard
+ * section, or null (none, two, or malformed). A hint like the index: the
+ * comment it names is read from this issue's own comment list and checked.
+ */
+export function extractResumeIndexRef(body: string | null | undefined): ResumeIndexRef | null {
+  if (typeof body !== "string") return null;
+  const span = findDashboardSections(body)[0];
+  if (!span) return null;
   const section = body.slice(span.start, span.end);
+  const open = section.indexOf(RESUME_INDEX_REF_OPEN);
+  if (open < 0 || section.indexOf(RESUME_INDEX_REF_OPEN, open + 1) >= 0) return null;
+  const from = open + RESUME_INDEX_REF_OPEN.length;
+  const close = section.indexOf(RESUME_INDEX_CLOSE, from);
+  if (close < 0) return null;
+  try {
+    const r = ResumeIndexRefSchema.safeParse(JSON.parse(section.slice(from, close)));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The one index in `section` (a dashboard section or an index comment), checked. */
+function indexIn(section: string, opts: { signing?: ResumeIndexSigning }): ResumeIndex | null {
   const open = section.indexOf(RESUME_INDEX_OPEN);
   if (open < 0 || section.indexOf(RESUME_INDEX_OPEN, open + 1) >= 0) return null;
   const from = open + RESUME_INDEX_OPEN.length;

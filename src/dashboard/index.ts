@@ -1,11 +1,12 @@
-export { DASHBOARD_START, DASHBOARD_END, RESUME_INDEX_OPEN, RESUME_INDEX_CLOSE } from "./markers.ts";
-export { renderDashboard, DEFAULT_DOCS_URL } from "./render-dashboard.ts";
+export { DASHBOARD_START, DASHBOARD_END, RESUME_INDEX_OPEN, RESUME_INDEX_CLOSE, RESUME_INDEX_REF_OPEN } from "./markers.ts";
+export { renderDashboard, renderResumeIndex, DEFAULT_DOCS_URL } from "./render-dashboard.ts";
 export type { RenderDashboardOptions } from "./render-dashboard.ts";
 export { spliceDashboard } from "./splice-dashboard.ts";
 export { dashboardChanged } from "./dashboard-changed.ts";
 export { findDashboardSections } from "./find-dashboard-sections.ts";
 export type { DashboardSpan } from "./find-dashboard-sections.ts";
-export { extractResumeIndex } from "./extract-resume-index.ts";
+export { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef } from "./extract-resume-index.ts";
+export type { ResumeIndexRef } from "./extract-resume-index.ts";
 export { ResumeIndexSchema, ResumeIndexEntrySchema, MAX_RESUME_INDEX_ENTRIES, buildResumeIndex, formatResumeIndex, resumeIndexScope, signResumeIndex } from "./resume-index.ts";
 export type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";
 export { escapeMarkdown, safeUrl } from "./escape-markdown.ts";

@@ -7,3 +7,8 @@ export const RESUME_INDEX_OPEN = "<!-- checkpost:resume-index ";
 export const RESUME_INDEX_CLOSE = " -->";
 /** Prefix of the one line `dashboardChanged` ignores. */
 export const UPDATED_LINE_PREFIX = "_Updated ";
+/**
+ * Opens the pointer a dashboard holds instead of a large resume index: which comment of the issue
+ * holds the index, and the time a cold reader lists comments from (docs/dashboard.md).
+ */
+export const RESUME_INDEX_REF_OPEN = "<!-- checkpost:resume-index-ref ";

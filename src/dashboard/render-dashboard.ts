@@ -11,6 +11,8 @@ import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
 import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
+import { formatResumeIndexRef } from "./extract-resume-index.ts";
+import type { ResumeIndexRef } from "./extract-resume-index.ts";
 import type { ResumeIndexSigning } from "./resume-index.ts";
 import { formatDuration } from "../util/format-duration.ts";
 
@@ -37,7 +39,15 @@ export interface RenderDashboardOptions {
   resumeIndexSigning?: ResumeIndexSigning;
   /** The projection's CHECKPOST_LEGACY_WRITERS, recorded in the resume index (a reader with another policy reads everything). */
   legacyWriters?: LegacyWriters;
+  /**
+   * The index lives in a comment of the issue (see DashboardWriter): write this pointer to it
+   * instead of the index itself, so the body does not grow with the number of agents (null: no index at all).
+   */
+  resumeIndexRef?: ResumeIndexRef | null;
 }
+
+/** Rewind boxes per agent (the checkpoints before the current one). */
+export const REWIND_TARGETS = 2;
 
 export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
 
@@ -111,19 +121,23 @@ function who(r: DashboardRow): string {
 function details(r: DashboardRow, now: Date, controls: boolean): string[] {
   const e = r.entry;
   const base = { agent: e.agent, session: e.session };
-  const out = ["<details>", `<summary>${who(r)}: controls and recent checkpoints</summary>`, ""];
+  const out = ["<details>", `<summary>${who(r)}: controls, history</summary>`, ""];
   if (controls) {
     out.push(formatControlCheckbox({ ...base, action: "pause", checked: e.control?.paused != null }, "Pause (untick to resume)"));
-    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over (fences the current worker)"));
-    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row until the agent signals again"));
+    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over"));
+    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row"));
   }
-  const recent = e.recent ?? [];
+  // The current checkpoint and the REWIND_TARGETS before it: the body rides along every webhook delivery,
+  // so older rewind targets are left to `/checkpost rewind` and `checkpost status` (issue 22).
+  const recent = (e.recent ?? []).slice(0, 1 + REWIND_TARGETS);
   if (recent.length) {
-    out.push("", "Recent checkpoints, newest first:", "");
+    out.push("", "Checkpoints, newest first:", "");
     recent.forEach((cp, i) => {
-      const label = `${link(`${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`, cp.htmlUrl)}${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
-      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${label}`));
-      else out.push(`- ${label}${i === 0 ? " (current)" : ""}`);
+      const text = `${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`;
+      const extra = `${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
+      // A rewind box names its target by comment id in its key: no link (a URL per box was a third of the dashboard).
+      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${text}${extra}`));
+      else out.push(`- ${link(text, cp.htmlUrl)}${extra}${i === 0 ? " (current)" : ""}`);
     });
   }
   const notUsed = e.notUsed ?? [];
@@ -211,6 +225,17 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
       const whom = a.agent === null ? "" : ` · ${escapeMarkdown(a.agent)}${a.session === null ? "" : ` / ${escapeMarkdown(a.session)}`}`;
       lines.push(`- ${link(`comment ${a.commentId}`, a.htmlUrl)} **${a.kind}**${whom}: ${escapeMarkdown(a.detail, 160)}`);
     }
-  lines.push("", formatResumeIndex(buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {}), opts.resumeIndexSigning), DASHBOARD_END);
+  const index = opts.resumeIndexRef === undefined ? renderResumeIndex(snapshot, opts).text : opts.resumeIndexRef === null ? null : formatResumeIndexRef(opts.resumeIndexRef);
+  lines.push("", ...(index === null ? [] : [index]), DASHBOARD_END);
   return lines.join("\n");
+}
+
+/** The resume index of a snapshot as its one HTML-comment line (signed when asked), the time a reader lists the tail from, and what it says bar the watermark. */
+export function renderResumeIndex(
+  snapshot: ProjectionSnapshot,
+  opts: Pick<RenderDashboardOptions, "legacyWriters" | "resumeIndexSigning"> = {},
+): { text: string; since: string | null; content: string } {
+  const index = buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {});
+  const { watermark: _w, watermarkUpdatedAt: _u, ...rest } = index;
+  return { text: formatResumeIndex(index, opts.resumeIndexSigning), since: index.watermarkUpdatedAt ?? null, content: JSON.stringify(rest) };
 }

@@ -50,6 +50,8 @@ interface FeedRow extends CommentRow {
 
 const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
 const PAGE = 2_000;
+/** Rows a multi-row INSERT carries (10 parameters each, far below PostgreSQL's 65,535). */
+const BULK_INSERT_ROWS = 500;
 const DELIVERY_DEADLINE_MS = 6_000;
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
@@ -186,10 +188,69 @@ export class PostgresProjectionStore implements ProjectionStore {
       // One lock order for every transaction, so two replicas storing overlapping lists never deadlock.
       const idOf = (e: CommentEvent) => (e.type === "delete" ? e.commentId : e.comment.id);
       const ordered = [...events].sort((a, b) => idOf(a) - idOf(b));
-      for (const e of ordered) if (await this.applyOne(c, issue, e)) changedIds.add(e);
+      await this.applyMany(c, issue, ordered, changedIds);
       await this.advanceWatermark(c, issue, events);
       return { duplicate: false, changed: events.filter((e) => changedIds.has(e)) };
     });
+  }
+
+  /**
+   * Fold a batch of events (in comment id order) into their rows. A first read stores thousands of
+   * comments: one row-locking SELECT for all of them and multi-row INSERTs (BULK_INSERT_ROWS a
+   * statement) instead of a SELECT and an INSERT each (6.3 s at 10k comments, issue 22). A batch that
+   * names a comment twice, or a row another replica inserted meanwhile, takes the one-by-one path.
+   */
+  private async applyMany(c: pg.PoolClient, issue: IssueKey, ordered: readonly CommentEvent[], changed: Set<CommentEvent>): Promise<void> {
+    const ids = ordered.map((e) => (e.type === "delete" ? e.commentId : e.comment.id));
+    if (ordered.length < 4 || new Set(ids).size !== ids.length) {
+      for (const e of ordered) if (await this.applyOne(c, issue, e)) changed.add(e);
+      return;
+    }
+    const held = new Map(
+      (await c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = ANY($2::bigint[]) ORDER BY comment_id FOR UPDATE`, [issue, ids])).rows.map((r) => [
+        Number(r.comment_id),
+        r,
+      ]),
+    );
+    const fresh: { e: CommentEvent; row: StoredComment }[] = [];
+    for (const [i, e] of ordered.entries()) {
+      const row = held.get(ids[i] as number);
+      if (row) {
+        if (await this.foldInto(c, issue, e, row)) changed.add(e);
+        continue;
+      }
+      const first = foldStoredComment(undefined, e);
+      if (first) fresh.push({ e, row: first });
+    }
+    for (let at = 0; at < fresh.length; at += BULK_INSERT_ROWS) {
+      const chunk = fresh.slice(at, at + BULK_INSERT_ROWS);
+      const args: unknown[] = [issue];
+      const tuples = chunk.map(({ row }) => {
+        const values = rowValues(row);
+        const first = args.length + 1;
+        args.push(...values);
+        return `($1, ${values.map((_, k) => `$${first + k}`).join(", ")})`;
+      });
+      const r = await c.query<{ comment_id: string }>(`INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING comment_id::text`, args);
+      const inserted = new Set(r.rows.map((x) => Number(x.comment_id)));
+      for (const { e, row } of chunk) {
+        if (inserted.has(row.id)) changed.add(e);
+        // Another replica inserted it meanwhile: fold onto its row, one by one.
+        else if (await this.applyOne(c, issue, e)) changed.add(e);
+      }
+    }
+  }
+
+  /** Fold one event onto its locked row; true when the row changed. */
+  private async foldInto(c: pg.PoolClient, issue: IssueKey, e: CommentEvent, row: CommentRow): Promise<boolean> {
+    const next = foldStoredComment(toStored(row), e);
+    if (!next) return false;
+    await c.query(
+      `UPDATE checkpost_comments SET (${WRITE_COLS}) = ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11), applied = applied + 1, xid = pg_current_xact_id()
+       WHERE issue_key = $1 AND comment_id = $2`,
+      [issue, ...rowValues(next)],
+    );
+    return true;
   }
 
   /**
@@ -209,14 +270,7 @@ export class PostgresProjectionStore implements ProjectionStore {
       row = (await select()).rows[0];
       if (!row) throw new Error(`comment ${id} vanished while being stored`);
     }
-    const next = foldStoredComment(toStored(row), e);
-    if (!next) return false;
-    await c.query(
-      `UPDATE checkpost_comments SET (${WRITE_COLS}) = ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11), applied = applied + 1, xid = pg_current_xact_id()
-       WHERE issue_key = $1 AND comment_id = $2`,
-      [issue, ...rowValues(next)],
-    );
-    return true;
+    return this.foldInto(c, issue, e, row);
   }
 
   /** The newest updated second seen and the ids seen in it (advanceWatermark, as SQLite). */

@@ -5,8 +5,8 @@ import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
 import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
-import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
-import type { ResumeIndexEntry } from "../dashboard/index.ts";
+import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
+import type { ResumeIndex, ResumeIndexEntry } from "../dashboard/index.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { readAllComments } from "./read-all-comments.ts";
@@ -91,11 +91,15 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
 
   const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
-  const index = extractResumeIndex(meta.body, signing ? { signing } : {});
-  if (!index?.watermarkUpdatedAt) return full();
-  // The bot writes the index into the body after reading up to its watermark, so the body's update is not older.
+  const found = await locateIndex(input, meta, signing);
+  if (!found) return full();
+  const { index } = found;
+  if (!index.watermarkUpdatedAt) return full();
+  // The bot writes the index after reading up to its watermark, so where it is written (the body, or the index comment) was updated no earlier.
   const watermarkMs = Date.parse(index.watermarkUpdatedAt);
-  if (watermarkMs > Date.parse(meta.updated_at)) return full();
+  if (watermarkMs > Date.parse(found.writtenAt)) return full();
+  // From the index comment: the comments listed with it must reach back to the watermark, or the tail has a hole.
+  if (found.listed && found.listed.sinceMs > watermarkMs) return full();
   // The index was folded under the writer's legacy-writer policy: under another, what it points to may not be the answer.
   if ((index.legacyWriters ?? DEFAULT_LEGACY_WRITERS) !== (policy.legacyWriters ?? DEFAULT_LEGACY_WRITERS)) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
@@ -107,10 +111,11 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   // Recent (few ids below the watermark), or in the watermark's own second (the tail holds it anyway).
   const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(watermarkMs / 1000));
   const sinceMs = oneRead ? Math.min(watermarkMs, atMs) : watermarkMs;
-  const tail = api.listComments(repo, issue, { since: forgejoTime(sinceMs) });
+  // The index comment came with the tail already: what it lacks is fetched by id below.
+  const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listComments(repo, issue, { since: forgejoTime(sinceMs) });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
   // Not recent: fetch the pointed comment beside the tail (same round trip).
-  const pointedFetch = entry && !oneRead ? api.getComment(repo, entry.commentId) : null;
+  const pointedFetch = entry && !oneRead && !found.listed ? api.getComment(repo, entry.commentId) : null;
   pointedFetch?.catch(() => {});
   const listed = await tail;
   const byId = new Map(listed.map((c) => [c.id, c]));
@@ -163,4 +168,28 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
     if (result.maxEpoch < entry.maxEpoch) return full();
   }
   return result;
+}
+
+/**
+ * Where the index comes from: the body's dashboard section (a small index is kept inline), else the
+ * comment the section points to (docs/dashboard.md), read with the tail in one request: the list of
+ * comments updated since the pointer's `since`, which holds the index comment (the bot edits it after
+ * reading up to that time) and everything newer. Listed from this issue's own endpoint, the index
+ * comment is on this issue; like the body, only the bot and repo writers can change it, so it is
+ * checked exactly as the inline index is. `writtenAt` is when its holder was last updated.
+ */
+async function locateIndex(
+  input: ColdResumeInput,
+  meta: { body: string; updated_at: string },
+  signing: { key: string; scope: string } | undefined,
+): Promise<{ index: ResumeIndex; writtenAt: string; listed?: { comments: ForgejoComment[]; sinceMs: number } } | null> {
+  const inline = extractResumeIndex(meta.body, signing ? { signing } : {});
+  if (inline) return { index: inline, writtenAt: meta.updated_at };
+  const ref = extractResumeIndexRef(meta.body);
+  if (!ref) return null;
+  const sinceMs = Date.parse(ref.since);
+  const comments = await input.api.listComments(input.repo, input.issue, { since: forgejoTime(sinceMs) });
+  const holder = comments.find((c) => c.id === ref.comment);
+  const index = holder ? extractResumeIndexFromComment(holder.body, signing ? { signing } : {}) : null;
+  return holder && index ? { index, writtenAt: holder.updated_at, listed: { comments, sinceMs } } : null;
 }

@@ -1,6 +1,7 @@
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
-import { extractResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
+import type { ResumeIndexSigning } from "../dashboard/index.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
 import { parseComment, verifyControlSignature } from "../protocol/index.ts";
 import type { Directive, TrustPolicy } from "../projection/index.ts";
@@ -22,12 +23,25 @@ export async function readDirective(
   policy: () => TrustPolicy | Promise<TrustPolicy>,
 ): Promise<{ directive: Directive | null; maxEpoch: number }> {
   const meta = await api.getIssue(repo, issue);
-  let entry = extractResumeIndex(meta.body)?.entries.find((e) => e.agent === agent && e.session === session);
+  // A small index is in the body; a large one in the comment the body points to (one more read, only then).
+  const ref = extractResumeIndex(meta.body) ? null : extractResumeIndexRef(meta.body);
+  let holder = meta.body;
+  if (ref) {
+    try {
+      const c = await api.getComment(repo, ref.comment);
+      holder = commentOnIssue(c, repo, issue) ? c.body : "";
+    } catch (e) {
+      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+      holder = "";
+    }
+  }
+  const read = (signing?: ResumeIndexSigning) => (ref ? extractResumeIndexFromComment(holder, signing ? { signing } : {}) : extractResumeIndex(holder, signing ? { signing } : {}));
+  let entry = read()?.entries.find((e) => e.agent === agent && e.session === session);
   if (!entry?.directive) return { directive: null, maxEpoch: entry?.maxEpoch ?? 0 };
   const { trustedAuthors, signingKey } = await policy();
   if (signingKey) {
     // With a key, only the bot's signed index is believed (docs/security.md).
-    entry = extractResumeIndex(meta.body, { signing: { key: signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } })?.entries.find((e) => e.agent === agent && e.session === session);
+    entry = read({ key: signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) })?.entries.find((e) => e.agent === agent && e.session === session);
     if (!entry?.directive) return { directive: null, maxEpoch: entry?.maxEpoch ?? 0 };
   }
   const maxEpoch = entry.maxEpoch;

@@ -51,6 +51,19 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     expect(list.every((e) => e.type === "upsert" && counts.get(e.comment.id) === 1)).toBe(true);
   });
 
+  it("a first read of 1,200 comments is stored in multi-row INSERTs; a second read changes only what was edited", async () => {
+    const K4 = "acme/bulk#1";
+    const list = Array.from({ length: 1200 }, (_, i) => up(5000 + i, `c${i}`));
+    expect((await a.applyDelivery(K4, null, list)).changed).toHaveLength(1200);
+    const again = list.map((e, i) => (i % 400 === 7 && e.type === "upsert" ? up(e.comment.id, "edited", "2026-11-29T10:05:00Z") : e));
+    const second = await b.applyDelivery(K4, null, again);
+    expect(ids(second.changed)).toEqual([5007, 5407, 5807]);
+    expect(await a.commentCount(K4)).toBe(1200);
+    const counts = await a.appliedCounts(K4);
+    expect(counts.get(5007)).toBe(2);
+    expect(counts.get(5008)).toBe(1);
+  });
+
   it("the change feed gives each replica what others stored, and nothing more once read", async () => {
     const K2 = "acme/widgets#2";
     const first = await b.readChanges(K2, null);
