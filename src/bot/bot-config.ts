@@ -33,6 +33,8 @@ export interface BotConfig {
   pollIntervalMs: number;
   reconcileIntervalMs: number;
   dashboardIntervalMs: number;
+  /** After a person's edit of the body, timed dashboard writes wait this long (ticks on the same page stay valid); default 60 s. */
+  dashboardHoldMs?: number;
   livenessIntervalMs: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;

@@ -11,6 +11,14 @@ export interface DashboardWriterOptions {
   render: () => string;
   /** At most one write per window (ms). */
   minIntervalMs: number;
+  /** After a person's edit, timed writes wait this long (ms); flush() does not. Default DEFAULT_DASHBOARD_HOLD_MS. */
+  holdMs?: number;
+  /**
+   * Called when the body read before a write is not what this process last
+   * wrote (nor a person's edit a webhook told of): someone edited it since.
+   * The tracker treats it as a person's edit (ticks, hold) before the write.
+   */
+  onForeignEdit?: (body: string, poster: string) => Promise<void>;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
   /** Checked right before each write: false (not the issue's writer) skips it quietly. */
@@ -22,6 +30,15 @@ export interface DashboardWriterOptions {
    */
   fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
 }
+
+/**
+ * Forgejo refuses a web edit (a checkbox tick) made on a page loaded before the
+ * body's last change: the form carries `content_version` (routers/web/repo/issue.go:2344,
+ * models/issues/issue_update.go:283-289). So after a person's edit the bot
+ * holds its timed dashboard writes this long: their next ticks on the same page
+ * still match. Agents' saves meanwhile are shown when the hold ends (docs/dashboard.md).
+ */
+export const DEFAULT_DASHBOARD_HOLD_MS = 60_000;
 
 /** The issue body without our section: the part that belongs to people. */
 function outside(body: string): string {
@@ -51,7 +68,21 @@ export class DashboardWriter {
   /** A person's body seen in an `issues.edited` webhook after our last write. */
   private humanBody: string | null = null;
   private stopped = false;
+  /** Timed writes wait until then (a person's edit; see DEFAULT_DASHBOARD_HOLD_MS). */
+  private heldUntil = 0;
+  /** flush() writes through a hold. */
+  private forced = false;
   writes = 0;
+
+  /** The body as this process last wrote it (null before its first write). */
+  lastWrittenBody(): string | null {
+    return this.lastWritten;
+  }
+
+  /** Whether timed writes are held now (a person edited recently). */
+  held(): boolean {
+    return Date.now() < this.heldUntil;
+  }
 
   constructor(private readonly o: DashboardWriterOptions) {}
 
@@ -65,6 +96,9 @@ export class DashboardWriter {
   noteHumanEdit(body: string): void {
     if (body === this.lastWritten) return;
     this.humanBody = body;
+    this.heldUntil = Date.now() + (this.o.holdMs ?? DEFAULT_DASHBOARD_HOLD_MS);
+    if (this.timer) clearTimeout(this.timer); // re-timed past the hold
+    this.timer = null;
     this.markDirty();
   }
 
@@ -73,7 +107,14 @@ export class DashboardWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     while (this.running) await this.running;
-    if (this.dirty) await this.run();
+    if (this.dirty) {
+      this.forced = true;
+      try {
+        await this.run();
+      } finally {
+        this.forced = false;
+      }
+    }
   }
 
   stop(): void {
@@ -84,7 +125,7 @@ export class DashboardWriter {
 
   private schedule(): void {
     if (this.timer || this.running || this.stopped) return;
-    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now());
+    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now(), this.heldUntil - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.run();
@@ -113,8 +154,15 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
+    const read = await this.o.api.getIssue(this.o.repo, this.o.issue);
+    let base = read.body;
+    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.user.login);
+    if (!this.forced && this.held()) {
+      this.dirty = true; // written when the hold ends
+      this.o.metrics?.dashboardWrites.inc({ result: "held" });
+      return;
+    }
     const section = this.o.render();
-    let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
     let repaired = false;
     const human = this.humanBody;
     // The body is still exactly what we wrote, yet a person's edit arrived since: our write overwrote it.

@@ -103,6 +103,7 @@ export class TrackerRegistry {
       policy: this.d.policy,
       selfLogin: this.d.selfLogin,
       dashboardIntervalMs: config.dashboardIntervalMs,
+      ...(config.dashboardHoldMs !== undefined ? { dashboardHoldMs: config.dashboardHoldMs } : {}),
       liveness: config.liveness,
       staleAlerts: config.staleAlerts,
       ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),
