@@ -19,6 +19,8 @@ export interface DashboardWriterOptions {
    * The tracker treats it as a person's edit (ticks, hold) before the write.
    */
   onForeignEdit?: (body: string, poster: string) => Promise<void>;
+  /** After each write, with the body written. */
+  onWritten?: (body: string) => void;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
   /** Checked right before each write: false (not the issue's writer) skips it quietly. */
@@ -74,9 +76,12 @@ export class DashboardWriter {
   private forced = false;
   writes = 0;
 
-  /** The body as this process last wrote it (null before its first write). */
-  lastWrittenBody(): string | null {
-    return this.lastWritten;
+  /** The body this process is writing now (its request may be in flight), else null. */
+  private writing: string | null = null;
+
+  /** Whether `body` is what this process wrote last or is writing now (not a person's edit). */
+  isOwnBody(body: string): boolean {
+    return body === this.writing || (body === this.lastWritten && this.writing === null && this.humanBody === null);
   }
 
   /** Whether timed writes are held now (a person edited recently). */
@@ -182,8 +187,14 @@ export class DashboardWriter {
       return;
     }
     const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
-    await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
+    this.writing = next;
+    try {
+      await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
+    } finally {
+      this.writing = null;
+    }
     this.lastWritten = next;
+    this.o.onWritten?.(next);
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });
     this.o.logger.debug({ issue: this.o.issue, repaired }, "dashboard written");

@@ -121,6 +121,7 @@ export class SessionTracker {
       render: () => this.renderSection(),
       // The body changed since our last write and no webhook told us: a person's edit seen by this read.
       onForeignEdit: (body, poster) => this.onPolledBody(body, poster),
+      onWritten: (body) => void (this.knownBody = body),
     });
     this.controls = new ControlDesk({
       api: o.api,
@@ -162,11 +163,12 @@ export class SessionTracker {
 
   /** A body read by a poll or before a dashboard write. */
   private async onPolledBody(body: string, poster: string): Promise<void> {
-    if (this.knownBody === null || body === this.dashboard.lastWrittenBody()) {
+    if (body === this.knownBody) return;
+    // First read, or the bot's own write read back before it returned: not a person's edit.
+    if (this.knownBody === null || this.dashboard.isOwnBody(body)) {
       this.knownBody = body;
       return;
     }
-    if (body === this.knownBody) return;
     await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster });
   }
 
