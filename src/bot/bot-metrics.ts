@@ -19,7 +19,12 @@ export function createBotMetrics() {
       labelNames: ["result"],
       registers: [registry],
     }),
-    polls: new Counter({ name: "checkpost_polls_total", help: "Polls by kind (incremental, reconcile; follower: a follower read while the leader lease lapses) and result", labelNames: ["kind", "result"], registers: [registry] }),
+    polls: new Counter({
+      name: "checkpost_polls_total",
+      help: "Polls by kind (incremental, reconcile; follower: a follower read while the leader lease lapses) and result",
+      labelNames: ["kind", "result"],
+      registers: [registry],
+    }),
     comments: new Gauge({ name: "checkpost_comments", help: "Live comments held in the projection", labelNames: ["issue"], registers: [registry] }),
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
     anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),

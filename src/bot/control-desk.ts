@@ -32,7 +32,7 @@ export interface ControlDeskOptions {
   storeKey: string;
 }
 
-export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate";
+export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate" | "restored";
 
 /** Who changed the body: the sender of an `issues.edited` webhook, or (polling) only the issue's poster is known. */
 export type BodyEditor = { login: string } | { unknownEditorOfIssuePostedBy: string };
@@ -123,8 +123,7 @@ export class ControlDesk {
     if (!allowed) {
       await this.o.refreshDashboard(); // put the boxes back as they were
       const who = login ?? "someone";
-      if (this.mayReplyTo(who))
-        await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(who, 40)}'s change was reverted.`);
+      if (this.mayReplyTo(who)) await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(who, 40)}'s change was reverted.`);
       return [...results, ...fresh.map((c) => this.count(c.action, "refused"))];
     }
     // Polling: Forgejo's API does not name who edited a body; the record says how it came.
@@ -199,6 +198,33 @@ export class ControlDesk {
     this.o.applyOwn(posted);
     this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by, commentId: posted.id }, "control accepted");
     return this.count(c.action, "accepted");
+  }
+
+  /**
+   * Record again a control whose [CONTROL] comment was edited or deleted (issue 19.7: control
+   * records are immutable in effect). The new record carries the same action, fence epoch and
+   * rewind target, and says which comment it restores; claimed once per comment version.
+   */
+  async restore(
+    agent: string,
+    session: string,
+    ref: { action: ControlAction; by: string | null; epoch?: number; to?: { commentId: number; id?: string } },
+    why: string,
+    onceKey: string,
+  ): Promise<boolean> {
+    if (!(await this.o.store.claimCommand(this.o.storeKey, onceKey, "run"))) return false;
+    const input: ControlInput = { agent, session, action: ref.action, by: ref.by ?? "unknown", reason: why, timestamp: pythonUtcIsoformat(this.o.now()) };
+    if (ref.epoch !== undefined) input.epoch = ref.epoch;
+    if (ref.to) {
+      input.target = ref.to.commentId;
+      if (ref.to.id !== undefined) input.targetId = ref.to.id;
+    }
+    if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
+    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
+    this.o.applyOwn(posted);
+    this.o.logger.warn({ action: ref.action, agent, session, commentId: posted.id, why }, "a [CONTROL] record was edited or deleted: its effect is recorded again");
+    this.count(ref.action, "restored");
+    return true;
   }
 
   private async reply(text: string): Promise<void> {

@@ -61,7 +61,10 @@ export class ForgeStore {
    * version moves on by one, and only if it still is `expectedVersion` (false: someone changed it since).
    */
   changeIssueContent(id: number, body: string, expectedVersion: number, now: number): boolean {
-    return this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = max(updated_unix, ?) WHERE id = ? AND content_version = ?", body, now, id, expectedVersion).changes === 1;
+    return (
+      this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = max(updated_unix, ?) WHERE id = ? AND content_version = ?", body, now, id, expectedVersion)
+        .changes === 1
+    );
   }
 
   /** Cached prepared statement. */

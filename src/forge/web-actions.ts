@@ -70,7 +70,10 @@ export function handleWebPost(forge: ForgeContext, sessions: WebSessions, url: U
   // still be the issue's, else the edit is refused (ErrIssueAlreadyChanged, models/issues/issue_update.go:289)
   // with a 400 and "repo.issues.edit.already_changed". A missing version reads as 0 (ctx.FormInt).
   if (Number(form.get("content_version") ?? 0) !== issue.content_version)
-    return plain(400, "Unable to save changes to the issue. It appears the content has already been changed by another user. Please refresh the page and try editing again to avoid overwriting their changes.");
+    return plain(
+      400,
+      "Unable to save changes to the issue. It appears the content has already been changed by another user. Please refresh the page and try editing again to avoid overwriting their changes.",
+    );
   // The box is named by its offset in the source (data-source-position), as Forgejo's page does.
   const position = Number(form.get("position"));
   const next = Number.isSafeInteger(position) && position >= 0 ? setTaskAt(issue.body, position, form.get("checked") === "true") : null;

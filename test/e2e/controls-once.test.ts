@@ -174,3 +174,62 @@ describe("controls with the bot polling only (no webhook)", () => {
     expect(parseControlCheckboxes(body).find((b) => b.action === "pause")?.checked).toBe(true);
   });
 });
+
+describe("control records are immutable in effect (issue 19.7)", () => {
+  async function coldDirective(): Promise<unknown> {
+    const { runCli } = await import("../../src/cli/run-cli.ts");
+    const out: string[] = [];
+    const env = {
+      FORGEJO_URL: w.forge.url,
+      FORGEJO_TOKEN: w.agentToken,
+      FORGEJO_REPOSITORY: "agent/work",
+      CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+      CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "cp-")),
+    };
+    expect(await runCli(["resume", "--agent", A, "--session", "s1"], { out: (t) => out.push(t), err: () => {}, readStdin: async () => "", cwd: process.cwd(), env })).toBe(0);
+    return (JSON.parse(out.join("")) as { directive: unknown }).directive;
+  }
+
+  it("a writer's one-space edit of the bot's pause changes nothing: bot and cold reader still say pause; the edit is an anomaly", async () => {
+    const { alice } = await world();
+    await w.api(alice).createComment(w.repo, w.issue, "/checkpost pause implementation-worker s1");
+    await settle();
+    const [pause] = await controls("pause");
+    await w.api(w.agentToken).editComment(w.repo, pause!.c.id, `${pause!.c.body} `);
+    await settle();
+    expect(await resumeApi()).toMatchObject({ directive: { kind: "pause", by: "alice" } });
+    expect(await coldDirective()).toMatchObject({ kind: "pause", by: "alice" });
+    const agents = (await (await fetch(`${w.bot.url}/api/agents`, { headers: { authorization: "Bearer test-api-token-0123456789abcdef" } })).json()) as {
+      anomalies: { kind: string; commentId: number }[];
+    };
+    expect(agents.anomalies).toContainEqual(expect.objectContaining({ kind: "edited", commentId: pause!.c.id }));
+    // Restored once, however often it is read again.
+    await w.bot.reconcileAll();
+    expect(await controls("pause")).toHaveLength(2);
+  });
+
+  it("deleting the bot's release lowers no fence: the epoch stays and the directive holds", async () => {
+    const { alice } = await world();
+    await w.api(alice).createComment(w.repo, w.issue, "/checkpost release implementation-worker s1");
+    await settle();
+    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
+    const [release] = await controls("release");
+    await w.api(w.agentToken).deleteComment(w.repo, release!.c.id);
+    await settle();
+    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
+    expect(await coldDirective()).toMatchObject({ kind: "release", epoch: 2 });
+  });
+
+  it("deleting the bot's unpause does not bring the pause back", async () => {
+    const { alice } = await world();
+    await w.api(alice).createComment(w.repo, w.issue, "/checkpost pause implementation-worker s1");
+    await settle();
+    await w.api(alice).createComment(w.repo, w.issue, "/checkpost resume implementation-worker s1");
+    await settle();
+    const [unpause] = await controls("unpause");
+    await w.api(w.agentToken).deleteComment(w.repo, unpause!.c.id);
+    await settle();
+    expect((await resumeApi()).directive).toBeNull();
+    expect(await coldDirective()).toBeNull();
+  });
+});

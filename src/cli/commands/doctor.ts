@@ -335,7 +335,8 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
         message: `this token is the bot's own login (${login}): the bot IGNORES every /checkpost command and dashboard tick made with it`,
         fix: "give people and agents their own Forgejo accounts and tokens; keep the bot's token for the bot",
       });
-    else if (botLogin !== undefined) add({ check: "bot-login", status: "ok", message: `the bot runs as ${botLogin}, not as ${login}: commands made with this token are honoured (write access needed)` });
+    else if (botLogin !== undefined)
+      add({ check: "bot-login", status: "ok", message: `the bot runs as ${botLogin}, not as ${login}: commands made with this token are honoured (write access needed)` });
   } catch (e) {
     add({ check: "bot", status: "fail", message: `the bot at ${shown} is not reachable: ${message(e)}`, fix: "check --bot-url and that the bot runs (npm start)" });
     return;
