@@ -127,12 +127,15 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const reconcileAll = () => each("reconcile", async (t) => (await reads(t)) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  // Replicas polling: followers look for a lapsing leader every sixth of the TTL and read Forgejo at once (not at their next poll).
+  const followLapsed = () => each("follower read", async (t) => t.o.lease.current() === null && (await reads(t)) && t.poll(), "incremental");
   const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
+    { everyMs: replica && config.pollIntervalMs > 0 ? Math.max(250, Math.floor(config.leaseTtlMs / 6)) : 0, run: followLapsed },
     { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {
