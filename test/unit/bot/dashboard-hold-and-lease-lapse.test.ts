@@ -3,7 +3,7 @@ import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { IssueLease } from "../../../src/bot/issue-lease.ts";
 import type { ForgejoApi } from "../../../src/forgejo/index.ts";
-import { DASHBOARD_END, DASHBOARD_START, dashboardRenderKey, tickCommandKey } from "../../../src/dashboard/index.ts";
+import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
 import { createSqliteProjectionStore } from "../../../src/projection-store/index.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
@@ -72,6 +72,15 @@ describe("tick keys", () => {
     expect(dashboardRenderKey(`more ${body("1", false)}`)).toBe(dashboardRenderKey(body("1", false)));
     const k = dashboardRenderKey(body("1", false));
     expect(tickCommandKey(k, { action: "pause", agent: "a", session: "s" })).not.toBe(tickCommandKey(k, { action: "unpause", agent: "a", session: "s" }));
+  });
+});
+
+describe("ticks map by the box's own key, not its position (issue 19.5)", () => {
+  it("a hidden task line added to people's text shifts no box onto another", () => {
+    const box = (agent: string, checked: boolean) => formatControlCheckbox({ action: "pause", agent, session: "s1", checked }, `Pause ${agent}`);
+    const before = `notes\n${DASHBOARD_START}\n${box("agent-a", false)}\n${box("agent-b", false)}\n${DASHBOARD_END}\n`;
+    const after = `<!--\n- [ ] invisible\n-->\nnotes\n${DASHBOARD_START}\n${box("agent-a", false)}\n${box("agent-b", true)}\n${DASHBOARD_END}\n`;
+    expect(checkboxCommands(before, after)).toEqual([{ action: "pause", agent: "agent-b", session: "s1" }]);
   });
 });
 
