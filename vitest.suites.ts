@@ -22,4 +22,6 @@ export const SLOW_SUITES = [
   "test/package/**/*.test.ts", // npm pack + install + tsc of a consumer
   "test/e2e/rollover.test.ts", // rollover with the seed's Python and chain readers (~15 s)
   "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
+  "test/security/web-view-mermaid-csp.test.ts", // Chromium: the CSP refuses a Mermaid label's inline handler
+  "test/integration/demo-identities.test.ts", // the demo's bot process started as npm start does (~20 s under tsx)
 ];

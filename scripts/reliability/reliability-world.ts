@@ -1,6 +1,7 @@
 /** An embedded Forgejo with one agent user, one repository and the session issue, for the suites. */
 import { startForge } from "../../src/forge/index.ts";
 import type { FaultOptions, ForgeServer } from "../../src/forge/index.ts";
+import type { ForgeOptions } from "../../src/forge/types.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
 import type { ForgejoClientOptions, RepoRef } from "../../src/forgejo/index.ts";
 import { SessionStore } from "../../src/store/index.ts";
@@ -23,9 +24,12 @@ export interface ReliabilityWorld {
 /** Small delays so thousands of faulty requests finish in seconds; plenty of retries so none runs out. */
 export const FAST_RETRY: Partial<ForgejoClientOptions> = { retries: 12, minRetryDelayMs: 2, maxRetryDelayMs: 40, maxRetryAfterMs: 2000, timeoutMs: 10_000 };
 
-export async function startReliabilityWorld(options: { seed?: number; faults?: FaultOptions; dataDir?: string; port?: number } = {}): Promise<ReliabilityWorld> {
+export async function startReliabilityWorld(
+  options: { seed?: number; faults?: FaultOptions; dataDir?: string; port?: number; signInLimits?: ForgeOptions["signInLimits"] } = {},
+): Promise<ReliabilityWorld> {
   const forge = await startForge({
     seed: options.seed ?? 1,
+    ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.port ? { port: options.port } : {}),

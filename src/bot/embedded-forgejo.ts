@@ -7,10 +7,16 @@ import type { ForgeServer } from "../forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
 import { locateIssue } from "../store/index.ts";
 
+/** The agents' own user in the demo: write access to the repository, not a site admin. */
+export const DEMO_AGENT_LOGIN = "agent";
+
 export interface EmbeddedWorld {
   forge: ForgeServer;
+  /** The bot's token (its user is the demo's site admin and the repository's owner); kept in `forge/demo-token`, never printed. */
   token: string;
   login: string;
+  /** The agents' identity: their own non-admin user with write access, token in `forge/agent-token`. */
+  agent: { login: string; token: string };
   /** A person's web sign-in (user "demo", write access; a new password each start). */
   person: { login: string; password: string };
   repo: { owner: string; repo: string };
@@ -25,7 +31,10 @@ export interface EmbeddedWorld {
  */
 export async function startEmbeddedForgejo(o: { dataDir: string; port: number; title: string; label: string; logger: Logger }): Promise<EmbeddedWorld> {
   const dir = join(o.dataDir, "forge");
-  mkdirSync(dir, { recursive: true });
+  // Owner-only (docs/security.md): it holds the forge's database and the demo's tokens. chmod too, since
+  // mkdir keeps the mode of a directory an earlier version made 0755.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const forge = await startForge({ port: o.port, host: "127.0.0.1", dataDir: dir, logger: o.logger.child({ component: "forge" }) });
   const login = "checkpost";
   const repo = { owner: login, repo: "demo" };
@@ -55,11 +64,17 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
     writeSecretFile(tokenFile, token);
     api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));
   }
+  // Agents save as their own user (issue 19.8): not the bot's, whose commands the bot ignores and whose
+  // token is a site admin's. Write access: agents update the issue's label and resume index.
+  if (!forge.admin.userExists(DEMO_AGENT_LOGIN)) forge.admin.createUser(DEMO_AGENT_LOGIN, { fullName: "demo agents" });
+  forge.admin.addCollaborator(repo.owner, repo.repo, DEMO_AGENT_LOGIN, "write");
+  const agentToken = await reusableToken(forge, join(dir, "agent-token"), DEMO_AGENT_LOGIN);
   const issue = (await locateIssue(api, repo, { title: o.title, label: o.label, create: true })).number;
   return {
     forge,
     token,
     login,
+    agent: { login: DEMO_AGENT_LOGIN, token: agentToken },
     person: { login: person, password },
     repo,
     issue,
@@ -69,6 +84,21 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
       await api.createHook(repo, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: target, content_type: "json", secret } });
     },
   };
+}
+
+/** The token kept in `file` while Forgejo still accepts it for `login`, else a new one (written owner-only). */
+async function reusableToken(forge: ForgeServer, file: string, login: string): Promise<string> {
+  const kept = readSecretFile(file);
+  const valid =
+    kept !== undefined &&
+    (await new ForgejoApi(new ForgejoClient({ url: forge.url, token: kept, retries: 0 })).currentUser().then(
+      (u) => u.login === login,
+      () => false,
+    ));
+  if (kept !== undefined && valid) return kept;
+  const token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
+  writeSecretFile(file, token);
+  return token;
 }
 
 export const randomSecret = () => randomBytes(24).toString("hex");

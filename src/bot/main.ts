@@ -6,7 +6,7 @@ import { CheckpostError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
 import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "./bot-config-from-env.ts";
 import { createBot } from "./create-bot.ts";
-import { randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
+import { DEMO_AGENT_LOGIN, randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
 
 /** EADDRINUSE → an error naming the variable that picks the port. */
 const portHint =
@@ -37,7 +37,20 @@ async function main(): Promise<void> {
     const apiTokenFile = join(dataDir, "api-token");
     const apiToken = process.env["CHECKPOST_API_TOKEN"] || readSecretFile(apiTokenFile) || randomSecret();
     if (!process.env["CHECKPOST_API_TOKEN"]) writeSecretFile(apiTokenFile, apiToken);
-    const env = parseEnv(BotEnvSchema, { ...process.env, WEBHOOK_SECRET: process.env["WEBHOOK_SECRET"] || randomSecret(), CHECKPOST_API_TOKEN: process.env["CHECKPOST_API_TOKEN"] || apiToken });
+    // A signing key too (same file rules), so the demo passes `checkpost doctor`: without one a writer
+    // could roll an agent back through the resume index.
+    const keyFile = join(dataDir, "signing-key");
+    const signingKey = process.env["CHECKPOST_SIGNING_KEY"] || readSecretFile(keyFile) || randomSecret();
+    if (!process.env["CHECKPOST_SIGNING_KEY"]) writeSecretFile(keyFile, signingKey);
+    // The bot believes the agents' own user (its own login it always trusts).
+    const trusted = [process.env["CHECKPOST_TRUSTED_AUTHORS"], DEMO_AGENT_LOGIN].filter(Boolean).join(",");
+    const env = parseEnv(BotEnvSchema, {
+      ...process.env,
+      WEBHOOK_SECRET: process.env["WEBHOOK_SECRET"] || randomSecret(),
+      CHECKPOST_API_TOKEN: process.env["CHECKPOST_API_TOKEN"] || apiToken,
+      CHECKPOST_SIGNING_KEY: signingKey,
+      CHECKPOST_TRUSTED_AUTHORS: trusted,
+    });
     const world = await startEmbeddedForgejo({ dataDir: env.CHECKPOST_DATA_DIR, port: env.CHECKPOST_FORGE_PORT, title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL, logger }).catch(
       portHint("CHECKPOST_FORGE_PORT", env.CHECKPOST_FORGE_PORT),
     );
@@ -46,7 +59,22 @@ async function main(): Promise<void> {
     const bot = await createBot(botConfigFromEnv({ ...env, CHECKPOST_REPOSITORIES: repoSpec }, { url: world.forge.url, token: world.token }), { logger }).catch(portHint("PORT", env.PORT));
     stops.unshift(bot.stop);
     await world.connectWebhook(bot.url, env.WEBHOOK_SECRET as string, env.WEBHOOK_PATH);
-    // One "ready" line with everything to open or call, then the line to try a save.
+    // The agents' settings, owner-only: their own token (never the bot's site-admin token, which stays in
+    // forge/demo-token), the key, the bot's login to trust (its carried checkpoints and archive records).
+    const agentEnv = join(env.CHECKPOST_DATA_DIR, "agent.env");
+    writeSecretFile(
+      agentEnv,
+      [
+        `FORGEJO_URL=${world.forge.url}`,
+        `FORGEJO_TOKEN=${world.agent.token}`,
+        `FORGEJO_REPO=${repoSpec}`,
+        `CHECKPOST_TRUSTED_AUTHORS=${world.login}`,
+        `CHECKPOST_BOT_LOGIN=${world.login}`,
+        `CHECKPOST_SIGNING_KEY=${signingKey}`,
+        `CHECKPOST_API_TOKEN=${apiToken}`,
+      ].join("\n"),
+    );
+    // One "ready" line with everything to open or call, then the lines to try a save and to check the setup.
     const ready = [
       `checkpost ready: web view ${world.forge.url}/${repoSpec}/issues/${world.issue}`,
       `sign in as ${world.person.login} / ${world.person.password} to tick the dashboard's controls`,
@@ -55,8 +83,10 @@ async function main(): Promise<void> {
       `Forgejo API ${world.forge.apiUrl}/version`,
       `data in ${env.CHECKPOST_DATA_DIR}`,
     ].join(" | ");
-    const save = `try: FORGEJO_URL=${world.forge.url} FORGEJO_TOKEN=${world.token} FORGEJO_REPO=${repoSpec} npx checkpost save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}'`;
-    process.stdout.write(`${ready}\n${save}\n`);
+    const asAgent = `set -a; . ${agentEnv}; set +a;`;
+    const save = `try: (${asAgent} npx checkpost save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}')  # as ${world.agent.login}, the agents' own user`;
+    const check = `check: (${asAgent} npx checkpost doctor --bot-url ${bot.url})`;
+    process.stdout.write(`${ready}\n${save}\n${check}\n`);
   }
 
   const shutdown = async (signal: string) => {

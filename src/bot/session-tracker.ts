@@ -584,7 +584,15 @@ export class SessionTracker {
     const selected = selectSupersededHealth(records, this.o.policy, this.now().getTime(), this.o.compaction.retentionMs);
     if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(opts.dryRun) };
     await this.o.store.checkFence(fence);
-    const result = await compactHealth({ api: this.o.api, repo: this.o.repo, issue: this.o.issue, selected, dryRun: Boolean(opts.dryRun), now: this.now });
+    const result = await compactHealth({
+      api: this.o.api,
+      repo: this.o.repo,
+      issue: this.o.issue,
+      selected,
+      dryRun: Boolean(opts.dryRun),
+      now: this.now,
+      ...(this.o.policy.signingKey !== undefined ? { signingKey: this.o.policy.signingKey } : {}),
+    });
     if (!result.dryRun) {
       const prev = (await this.o.store.issueMeta(this.storeKey)).compaction;
       await this.o.store.updateIssueMeta(fence, this.storeKey, {

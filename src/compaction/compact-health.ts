@@ -3,6 +3,7 @@ import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
 import { CheckpostError, ForgejoApiError } from "../errors.ts";
+import { formatArchiveRecord, sha256Hex } from "./archive-record.ts";
 
 /** One archived comment: one JSON object per line of the archive (docs/retention.md). */
 export const ArchivedCommentSchema = z.object({
@@ -31,7 +32,16 @@ export interface CompactionResult {
  * A failed upload or a mismatched read-back deletes nothing (and throws). A
  * dry run returns what would be archived and deleted, and changes nothing.
  */
-export async function compactHealth(o: { api: ForgejoApi; repo: RepoRef; issue: number; selected: readonly CommentRecord[]; dryRun?: boolean; now?: () => Date }): Promise<CompactionResult> {
+export async function compactHealth(o: {
+  api: ForgejoApi;
+  repo: RepoRef;
+  issue: number;
+  selected: readonly CommentRecord[];
+  dryRun?: boolean;
+  now?: () => Date;
+  /** Signs the archive's record comment (readers with the key believe only signed records). */
+  signingKey?: string;
+}): Promise<CompactionResult> {
   const { api, repo, issue, selected } = o;
   if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(o.dryRun) };
   const lines = selected.map((c) =>
@@ -47,6 +57,12 @@ export async function compactHealth(o: { api: ForgejoApi; repo: RepoRef; issue: 
   const archived = new Set(back.map((a) => a.id));
   const missing = selected.filter((c) => !archived.has(c.id));
   if (missing.length) throw new CheckpostError(`the archive ${name} read back without ${missing.length} of its comments; nothing was deleted. Check the issue's attachments and try again.`);
+  // The record that makes the archive believable (archive-record.ts): posted before anything is
+  // deleted, so every deleted comment is in a recorded archive. A failure here deletes nothing; the
+  // unrecorded upload is then listed as untrusted, and the next run archives the comments again.
+  const first = selected[0]?.id ?? 0;
+  const last = selected[selected.length - 1]?.id ?? 0;
+  await api.createComment(repo, issue, formatArchiveRecord({ name, sha256: sha256Hex(gz), bytes: gz.length, comments: selected.length, first, last }, o.signingKey));
   let deleted = 0;
   for (const c of selected) {
     try {

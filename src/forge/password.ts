@@ -1,4 +1,4 @@
-import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
 
 /** "scrypt$<salt hex>$<hash hex>" (Forgejo defaults to pbkdf2/argon2; any slow salted hash will do here). */
 export function hashPassword(password: string): string {
@@ -6,10 +6,28 @@ export function hashPassword(password: string): string {
   return `scrypt$${salt.toString("hex")}$${scryptSync(password, salt, 32).toString("hex")}`;
 }
 
-/** Constant-time check of a password against `hashPassword`'s output. */
-export function verifyPassword(password: string, stored: string | undefined): boolean {
-  const m = stored ? /^scrypt\$([0-9a-f]{32})\$([0-9a-f]{64})$/.exec(stored) : null;
-  if (!m) return false;
-  const actual = scryptSync(password, Buffer.from(m[1] as string, "hex"), 32);
-  return timingSafeEqual(actual, Buffer.from(m[2] as string, "hex"));
+const STORED = /^scrypt\$([0-9a-f]{32})\$([0-9a-f]{64})$/;
+
+/** scrypt on libuv's thread pool: a sign-in never holds the event loop that, under `npm start`, also runs the bot. */
+export function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => scrypt(password, salt, 32, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** A hash no password matches (its salt and digest are random), checked when the user is unknown or has none. */
+let dummy: string | undefined;
+const dummyHash = () => {
+  dummy ??= `scrypt$${randomBytes(16).toString("hex")}$${randomBytes(32).toString("hex")}`;
+  return dummy;
+};
+
+/**
+ * Constant-time check of a password against `hashPassword`'s output, off the event loop. An unknown user
+ * (or one with no password) costs the same scrypt as a known one, against a dummy hash, so the answer's
+ * timing does not tell which logins exist.
+ */
+export async function verifyPassword(password: string, stored: string | undefined, kdf: (password: string, salt: Buffer) => Promise<Buffer> = scryptAsync): Promise<boolean> {
+  const real = stored ? STORED.exec(stored) : null;
+  const m = real ?? (STORED.exec(dummyHash()) as RegExpExecArray);
+  const actual = await kdf(password, Buffer.from(m[1] as string, "hex"));
+  return timingSafeEqual(actual, Buffer.from(m[2] as string, "hex")) && real !== null;
 }

@@ -17,6 +17,7 @@ import { renderWeb } from "./web-view.ts";
 import { handleWebPost } from "./web-actions.ts";
 import { webAsset } from "./web-assets.ts";
 import { WebSessions } from "./web-session.ts";
+import { DEFAULT_SIGN_IN_LIMITS, SignInLimiter } from "./sign-in-limit.ts";
 import { WebhookDispatcher } from "./webhooks.ts";
 
 export interface ForgeServer {
@@ -98,6 +99,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   const faults = new FaultController(options.faults, options.seed ?? 1);
   const stats = { requests: {} as Record<string, number>, totalRequests: 0, bytesSent: 0 };
   const webSessions = new WebSessions();
+  const signIns = new SignInLimiter({ ...DEFAULT_SIGN_IN_LIMITS, ...options.signInLimits }, () => clock());
   const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
   const forge: ForgeContext = {
     store,
@@ -157,13 +159,22 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
       stats.requests["ATTACHMENT"] = (stats.requests["ATTACHMENT"] ?? 0) + 1;
       const a = store.attachmentData(download[1] as string);
       if (!a) return send(res, { status: 404, raw: "Not Found" }, 0);
-      return send(res, { status: 200, bytes: a.data, contentType: "application/octet-stream", headers: { "Content-Disposition": `attachment; filename="${encodeURIComponent(a.name)}"` } }, 0);
+      return send(
+        res,
+        {
+          status: 200,
+          bytes: a.data,
+          contentType: "application/octet-stream",
+          headers: { "Content-Disposition": `attachment; filename="${encodeURIComponent(a.name)}"`, "X-Content-Type-Options": "nosniff" },
+        },
+        0,
+      );
     }
     if (!url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1") {
       stats.totalRequests++;
       stats.requests["WEB"] = (stats.requests["WEB"] ?? 0) + 1;
       if (method === "POST") {
-        const result = handleWebPost(forge, webSessions, url, req.headers, raw);
+        const result = await handleWebPost(forge, webSessions, url, req.headers, raw, { ip: req.socket.remoteAddress ?? "", signIns });
         result.after?.(responded);
         return send(res, result, 0);
       }

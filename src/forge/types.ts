@@ -1,5 +1,6 @@
 /** Shared types of the embedded Forgejo-compatible server. */
 import type { Logger } from "pino";
+import type { SignInLimits } from "./sign-in-limit.ts";
 
 /** Access a user has to one repository (Forgejo's perm.AccessMode, reduced). */
 export type AccessMode = "none" | "read" | "write" | "admin";
@@ -50,6 +51,8 @@ export interface ForgeOptions {
   maxBodyBytes?: number;
   /** A request body must arrive within this many ms of the request's start, else 408. Default 60 s. */
   bodyTimeoutMs?: number;
+  /** Web sign-in attempts allowed per client IP and per account name in a window (default 10 and 5 a minute); then 429. */
+  signInLimits?: Partial<SignInLimits>;
 }
 
 /** Result of a route handler; the server turns it into bytes (or a fault). */

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { ApiFailure } from "./api-error.ts";
 import type { ForgeContext, RequestContext } from "./context.ts";
 import { verifyPassword } from "./password.ts";
+import type { SignInLimiter } from "./sign-in-limit.ts";
 import { createComment } from "./routes/comments.ts";
 import { editIssue } from "./routes/issues.ts";
 import { setTaskAt } from "./task-positions.ts";
@@ -23,17 +24,30 @@ function localPath(p: string | null, fallback: string): string {
 const redirect = (to: string, headers: Record<string, string> = {}): ApiResult => ({ status: 303, raw: "", headers: { Location: to, ...headers } });
 const plain = (status: number, text: string): ApiResult => ({ status, raw: text, contentType: "text/plain; charset=utf-8" });
 
-export function handleWebPost(forge: ForgeContext, sessions: WebSessions, url: URL, headers: IncomingHttpHeaders, raw: Buffer): ApiResult {
+/** Who posts a web form: the client's address (the socket's, never a header it could forge) and the sign-in limit. */
+export interface WebClient {
+  ip: string;
+  signIns: SignInLimiter;
+}
+
+export async function handleWebPost(forge: ForgeContext, sessions: WebSessions, url: URL, headers: IncomingHttpHeaders, raw: Buffer, client: WebClient): Promise<ApiResult> {
   const form = new URLSearchParams(raw.toString("utf8"));
   const path = url.pathname;
   if (path === "/user/login") {
     // Anonymous form: double-submit CSRF (the cookie set with the form must come back in the form).
     if (!sameToken(form.get("_csrf"), parseCookies(headers).get(CSRF_COOKIE))) return plain(400, "Invalid CSRF token: reload the sign-in page and try again.");
-    const user = forge.store.userByLogin(form.get("user_name") ?? "");
-    if (!user || !verifyPassword(form.get("password") ?? "", forge.store.passwordHash(user.id))) {
+    const name = form.get("user_name") ?? "";
+    // Checked before any hashing, so a storm costs a map lookup per request, not an scrypt.
+    const slot = client.signIns.take(client.ip, name);
+    if (!slot.ok) return { ...plain(429, `Too many sign-in attempts: try again in ${slot.retryAfterSec} s.`), headers: { "Retry-After": String(slot.retryAfterSec) } };
+    const user = forge.store.userByLogin(name);
+    // Always one scrypt, against a dummy hash for an unknown user: the same cost either way.
+    const right = await verifyPassword(form.get("password") ?? "", user ? forge.store.passwordHash(user.id) : undefined);
+    if (!user || !right) {
       const again = renderLoginPage(localPath(form.get("redirect_to"), "/"), form.get("_csrf") ?? "", "Username or password is incorrect.");
       return { status: 200, raw: again.html, contentType: "text/html; charset=utf-8", headers: again.headers };
     }
+    slot.release(); // a right password does not count against the limit
     const s = sessions.create(user.id);
     return redirect(localPath(form.get("redirect_to"), "/"), { "Set-Cookie": cookie(SESSION_COOKIE, s.id, 24 * 3600) });
   }

@@ -4,7 +4,7 @@ import * as z from "zod";
  * Lenient schemas: they check only the fields checkpost reads and let the rest
  * through, so a newer Forgejo adding fields never breaks us (Renovate's rule).
  */
-export const UserSchema = z.looseObject({ id: z.number(), login: z.string() });
+export const UserSchema = z.looseObject({ id: z.number(), login: z.string(), is_admin: z.boolean().optional() });
 export type ForgejoUser = z.infer<typeof UserSchema>;
 
 export const LabelSchema = z.looseObject({ id: z.number(), name: z.string(), color: z.string().optional() });

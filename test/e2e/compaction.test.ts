@@ -69,12 +69,15 @@ describe("health compaction", () => {
       "checkpoint commit_complete",
       'health s2 {"n":2}',
       'health s1 {"n":99}', // mallory's: not ours to delete
+      "none", // the bot's record of the archive (name and SHA-256), which makes it believable
     ]);
     // Everything deleted is in the archive, byte for byte.
     const [asset] = await api.listIssueAttachments(world.repo, world.issue);
     expect(asset?.name).toMatch(/^checkpost-health-archive-.*\.jsonl\.gz$/);
     const archived = readArchive(await api.downloadAttachment(asset?.browser_download_url as string));
     const deleted = before.filter((c) => !after.some((a) => a.id === c.id));
+    expect(after.at(-1)?.user.login).toBe("checkpost-bot");
+    expect(after.at(-1)?.body).toContain(`"name":"${asset?.name}"`);
     expect(archived.map((a) => [a.id, a.body])).toEqual(deleted.map((c) => [c.id, c.body]));
     expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toMatchObject({ deleted: 5, archived: 5, archiveUrl: asset?.browser_download_url });
     // The bot still resumes and shows the newest health; the dashboard says what compaction removed and links the archive.
@@ -91,7 +94,13 @@ describe("health compaction", () => {
       out: (s: string) => out.push(s),
       err: (s: string) => out.push(`ERR ${s}`),
       readStdin: async () => "",
-      env: { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.agentToken, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) },
+      env: {
+        FORGEJO_URL: world.forge.url,
+        FORGEJO_TOKEN: world.agentToken,
+        FORGEJO_REPOSITORY: "agent/work",
+        CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
+        CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")),
+      },
       cwd: process.cwd(),
     };
     expect(await runCli(["history", "--archived", "--session", "s1"], io), out.join("")).toBe(0);

@@ -51,7 +51,7 @@ describe("checkpost doctor", () => {
     expect(r.report.checks.filter((c) => c.status !== "ok")).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.report.ok).toBe(true);
-    expect(r.report.checks.map((c) => c.check)).toEqual(["config", "forgejo", "token", "repository", "session-issue", "webhook", "trusted-authors", "signing-key", "bot-login", "bot-api"]);
+    expect(r.report.checks.map((c) => c.check)).toEqual(["config", "forgejo", "token", "repository", "identity", "session-issue", "webhook", "trusted-authors", "signing-key", "bot-login", "bot-api"]);
     expect(r.text("bot-login")).toMatch(/runs as checkpost-bot, not as agent/);
     expect(r.text("forgejo")).toContain("13.0.5+gitea-");
     expect(r.text("token")).toContain("agent");
@@ -96,16 +96,39 @@ describe("checkpost doctor", () => {
     expect(r.code).toBe(1);
   });
 
-  it("says what it could not check with a token that is not the repository's admin", async () => {
+  it("skips, and says so, what only a repository admin may read, so a correct agent set-up passes", async () => {
     w = await botWorld();
     const r = await doctor(healthyEnv(w, { FORGEJO_TOKEN: w.botToken, CHECKPOST_TRUSTED_AUTHORS: "agent" }));
     expect(r.status("repository")).toEqual(["ok"]);
     expect(r.text("repository")).toContain("checkpost-bot has write access");
-    expect(r.status("webhook")).toEqual(["warn"]);
-    expect(r.text("webhook")).toMatch(/repository admin only/);
-    expect(r.status("trusted-authors")).toEqual(["warn"]);
+    expect(r.status("webhook")).toEqual(["skip"]);
+    expect(r.text("webhook")).toMatch(/repository admin only.*run doctor with the bot's or an admin's token/);
+    expect(r.status("trusted-authors")).toEqual(["skip"]);
     expect(r.status("bot")).toEqual(["skip"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
+  });
+
+  it("checks identities: a site admin's token, the bot's own login used by an agent, a bot login not trusted or missing", async () => {
+    w = await botWorld({ signingKey: "a-signing-key-0123456789", trustedAuthors: ["agent"] });
+    const ok = await doctor(healthyEnv(w, { CHECKPOST_BOT_LOGIN: "checkpost-bot" }));
+    expect(ok.status("identity")).toEqual(["ok"]);
+    expect(ok.text("identity")).toMatch(/agent: not a site administrator; bot checkpost-bot; the bot checkpost-bot has write access/);
+    // An agent set-up that saves with the bot's own token.
+    const asBot = await doctor(healthyEnv(w, { FORGEJO_TOKEN: w.botToken, CHECKPOST_BOT_LOGIN: "checkpost-bot", CHECKPOST_TRUSTED_AUTHORS: "agent" }));
+    expect(asBot.status("identity")).toEqual(["warn"]);
+    expect(asBot.text("identity")).toMatch(/the token is the bot's own \(checkpost-bot\): the bot ignores slash commands/);
+    expect(asBot.code).toBe(1);
+    // The bot's login not trusted by this reader, and one that does not exist.
+    expect((await doctor(healthyEnv(w, { CHECKPOST_BOT_LOGIN: "checkpost-bot", CHECKPOST_TRUSTED_AUTHORS: "" }))).text("identity")).toMatch(
+      /not a trusted author here.*add checkpost-bot to CHECKPOST_TRUSTED_AUTHORS/s,
+    );
+    expect((await doctor(healthyEnv(w, { CHECKPOST_BOT_LOGIN: "no-such-bot", CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot,no-such-bot" }))).text("identity")).toMatch(/no-such-bot does not exist/);
+    // A site administrator's token.
+    w.forge.admin.createUser("root", { isAdmin: true });
+    w.forge.admin.addCollaborator("agent", "work", "root", "write");
+    const root = await doctor(healthyEnv(w, { FORGEJO_TOKEN: w.forge.admin.createToken("root"), CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot,agent" }));
+    expect(root.status("identity")).toEqual(["warn"]);
+    expect(root.text("identity")).toMatch(/root is a site administrator.*non-admin user/s);
   });
 
   it("fails on a read-only token user and a missing session issue", async () => {

@@ -14,7 +14,8 @@ export async function compact(io: CliIo, o: RepoFlags & { retention?: string; dr
   const ctx = cliContext(io, o);
   const issue = await ctx.withStore((s) => s.issueNumber());
   const comments = (await readAllComments(ctx.api, ctx.store.repo, issue)).map(toCommentRecord);
-  const selected = selectSupersededHealth(comments, await ctx.store.policy(), Date.now(), retentionMs);
-  const result = await compactHealth({ api: ctx.api, repo: ctx.store.repo, issue, selected, dryRun: Boolean(o.dryRun) });
+  const policy = await ctx.store.policy();
+  const selected = selectSupersededHealth(comments, policy, Date.now(), retentionMs);
+  const result = await compactHealth({ api: ctx.api, repo: ctx.store.repo, issue, selected, dryRun: Boolean(o.dryRun), ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}) });
   printJson(io, { issue, ...result, comments: selected.map((c) => ({ id: c.id, author: c.author, created_at: c.createdAt })) });
 }

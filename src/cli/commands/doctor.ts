@@ -82,8 +82,11 @@ export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorChec
 
   // 2. The token and its user.
   let login: string;
+  let siteAdmin = false;
   try {
-    login = (await api.currentUser()).login;
+    const me = await api.currentUser();
+    login = me.login;
+    siteAdmin = me.is_admin === true;
     add({ check: "token", status: "ok", message: `the token belongs to ${login}` });
   } catch (e) {
     add({ check: "token", status: "fail", message: `the token was refused: ${message(e)}`, fix: "create a new access token (scopes write:issue, read:repository, read:user) and set FORGEJO_TOKEN" });
@@ -107,6 +110,9 @@ export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorChec
     return checks;
   }
 
+  // 3b. Identities (docs/security.md, "Identities"): whose token this is, against the bot's login.
+  await checkIdentity(api, repo, login, siteAdmin, env, io.env["CHECKPOST_BOT_LOGIN"]?.trim() || undefined, add);
+
   // 4. The session issue: found, open, labelled.
   const issue = await checkSessionIssue(api, repo, env, o.issue ?? env.CHECKPOST_ISSUE, add);
 
@@ -128,6 +134,55 @@ export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorChec
   if (o.botUrl) await checkBot(o.botUrl, env, repo, issue, o.fetch ?? fetch, add, login);
   else add({ check: "bot", status: "skip", message: "pass --bot-url URL to check the bot" });
   return checks;
+}
+
+/**
+ * The identity behind the token (issue 19.8). A deployment has three kinds (docs/security.md): the bot (its
+ * own user, write or admin on the repository), agents (their own users, write, trusted by the bot and listed
+ * in its CHECKPOST_TRUSTED_AUTHORS) and people (write to use the dashboard's controls, not trusted authors).
+ * Warned: a site administrator's token (no checkpost identity needs one), an agent set-up using the bot's
+ * own login (the bot ignores commands made with it, and the agent would hold the bot's rights), a bot login
+ * this reader does not trust (its carried checkpoints and archive records would not be believed), and a bot
+ * login that does not exist or may not write.
+ */
+async function checkIdentity(api: ForgejoApi, repo: RepoRef, login: string, siteAdmin: boolean, env: ClientEnv, botLogin: string | undefined, add: (c: DoctorCheck) => void): Promise<void> {
+  const problems: { message: string; fix: string }[] = [];
+  if (siteAdmin)
+    problems.push({
+      message: `${login} is a site administrator: a leaked token would own the whole instance`,
+      fix: "give agents a token of their own non-admin user with write access to the repository; keep an admin token, if the bot must have one, in an owner-only file",
+    });
+  const trusted = new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()));
+  let botRole = "";
+  if (botLogin) {
+    if (botLogin.toLowerCase() === login.toLowerCase())
+      problems.push({
+        message: `the token is the bot's own (${botLogin}): the bot ignores slash commands and ticks made with its login, and an agent holding it holds the bot's rights`,
+        fix: "give each agent its own user and token (docs/security.md, Identities); run doctor with the bot's token only to check the bot",
+      });
+    else if (!trusted.has(botLogin.toLowerCase()))
+      problems.push({
+        message: `the bot's login ${botLogin} is not a trusted author here: checkpoints it carried over at rollover and its health archives would not be believed`,
+        fix: `add ${botLogin} to CHECKPOST_TRUSTED_AUTHORS`,
+      });
+    try {
+      const mode = await api.collaboratorPermission(repo, botLogin);
+      botRole = `; the bot ${botLogin} has ${mode} access`;
+      if (mode !== "write" && mode !== "admin" && mode !== "owner")
+        problems.push({
+          message: `the bot ${botLogin} has ${mode} access to ${repo.owner}/${repo.repo}: it cannot write the dashboard`,
+          fix: `give ${botLogin} write access to ${repo.owner}/${repo.repo}`,
+        });
+    } catch (e) {
+      const status = statusOf(e);
+      if (status === 404) problems.push({ message: `the bot's login ${botLogin} does not exist on this Forgejo`, fix: "correct CHECKPOST_BOT_LOGIN" });
+      else if (status === 403) botRole = `; the bot's access was not read (repository admin only)`;
+      else problems.push({ message: `cannot read the bot ${botLogin}'s permission: ${message(e)}`, fix: "check CHECKPOST_BOT_LOGIN and the token's access" });
+    }
+  }
+  const summary = `${login}: ${siteAdmin ? "site administrator" : "not a site administrator"}${botLogin ? `; bot ${botLogin}` : "; CHECKPOST_BOT_LOGIN not set, so the bot's identity was not checked"}${botRole}`;
+  if (!problems.length) add({ check: "identity", status: "ok", message: summary });
+  for (const p of problems) add({ check: "identity", status: "warn", message: p.message, fix: p.fix });
 }
 
 async function checkSessionIssue(api: ForgejoApi, repo: RepoRef, env: ClientEnv, explicit: number | undefined, add: (c: DoctorCheck) => void): Promise<ForgejoIssue | undefined> {
@@ -185,12 +240,13 @@ async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUr
     hooks = await api.listHooks(repo);
   } catch (e) {
     const status = statusOf(e);
+    // An agent's or a person's token is not a repository admin's, and should not be: what only an admin
+    // may read is skipped (said so), not a warning every correct agent set-up would show.
     if (status === 403 || status === 404)
       add({
         check: "webhook",
-        status: "warn",
-        message: `${login} may not list the repository's webhooks (repository admin only), so the webhook was not checked`,
-        fix: "run doctor with a repository admin's token, or check Settings → Webhooks by hand",
+        status: "skip",
+        message: `${login} may not list the repository's webhooks (repository admin only), so the webhook was not checked: run doctor with the bot's or an admin's token to check it, or see Settings → Webhooks`,
       });
     else add({ check: "webhook", status: "fail", message: `cannot list webhooks: ${message(e)}` });
     return;
@@ -264,9 +320,8 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
   if (forbidden) {
     add({
       check: "trusted-authors",
-      status: "warn",
-      message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`,
-      fix: "run doctor with a repository admin's token",
+      status: "skip",
+      message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers: run doctor with the bot's or an admin's token to check them`,
     });
     return;
   }
@@ -287,9 +342,8 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
     if (statusOf(e) === 403)
       add({
         check: "trusted-authors",
-        status: "warn",
-        message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers`,
-        fix: "run doctor with a repository admin's token",
+        status: "skip",
+        message: `${login} may not read other users' permissions (repository admin only), so trusted authors were not compared with the writers: run doctor with the bot's or an admin's token to check them`,
       });
     else add({ check: "trusted-authors", status: "fail", message: `cannot read collaborators' permissions: ${message(e)}` });
     return;

@@ -1,7 +1,10 @@
 import { createProjection, entryKey } from "../../projection/index.ts";
 import { parseComment } from "../../protocol/index.ts";
 import { issueChain } from "../../rollover/issue-chain.ts";
+import { trustedArchiveRecords, judgeArchive } from "../../compaction/archive-record.ts";
 import { ARCHIVE_PREFIX, readArchive } from "../../compaction/compact-health.ts";
+import type { ArchivedComment } from "../../compaction/compact-health.ts";
+import type { TrustPolicy } from "../../projection/index.ts";
 import { readAllComments, toCommentRecord } from "../../store/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
@@ -24,22 +27,14 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
   const chain = await issueChain(ctx.api, ctx.store.repo, newest);
-  if (o.archived) {
-    // The health signals compaction removed, from the archives attached to each issue (docs/retention.md).
-    for (const issue of chain)
-      for (const asset of await ctx.api.listIssueAttachments(ctx.store.repo, issue.number)) {
-        if (!asset.name.startsWith(ARCHIVE_PREFIX)) continue;
-        for (const c of readArchive(await ctx.api.downloadAttachment(asset.browser_download_url))) {
-          const parsed = parseComment(c.body);
-          const h = parsed.kind === "health" ? parsed.health : null;
-          if ((o.agent && h?.agent !== o.agent) || (o.session && h?.session !== o.session)) continue;
-          io.out(
-            `${JSON.stringify({ issue: issue.number, archive: asset.name, comment_id: c.id, created_at: c.created_at, author: c.author, kind: parsed.kind, agent: h?.agent, session: h?.session, status: h?.status, metrics: h?.metrics, body: c.body })}\n`,
-          );
-        }
-      }
-    return;
-  }
+  if (o.archived)
+    return archivedHistory(
+      io,
+      ctx,
+      chain.map((i) => i.number),
+      policy,
+      o,
+    );
   for (const issue of chain) {
     const comments = await readAllComments(ctx.api, ctx.store.repo, issue.number);
     const p = createProjection(policy);
@@ -55,6 +50,57 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
       io.out(
         `${JSON.stringify({ issue: issue.number, comment_id: c.id, created_at: c.created_at, author: c.user.login, agent: cp.agent, session: cp.session, phase: cp.phase, seq: cp.seq, epoch: cp.epoch, trusted: !untrusted.has(c.id) && policy.trustedAuthors.has(c.user.login.toLowerCase()), latest: held?.latest?.commentId === c.id })}\n`,
       );
+    }
+  }
+}
+
+/**
+ * `history --archived`: the health signals compaction archived, from every issue of the chain. Only
+ * archives the bot recorded count (archive-record.ts): the record is a comment by a login this reader
+ * trusts, not edited, naming the archive's SHA-256. Any other attachment named like an archive is one
+ * `{"trusted":false}` line with the reason, and its contents are not read, so no author it claims is
+ * shown. An archive that cannot be read is one `{"error"}` line and the rest still run (exit 0).
+ */
+async function archivedHistory(io: CliIo, ctx: ReturnType<typeof cliContext>, issues: number[], policy: TrustPolicy, o: HistoryOptions): Promise<void> {
+  const repo = ctx.store.repo;
+  for (const issue of issues) {
+    const assets = (await ctx.api.listIssueAttachments(repo, issue)).filter((a) => a.name.startsWith(ARCHIVE_PREFIX));
+    if (!assets.length) continue;
+    const comments = (await readAllComments(ctx.api, repo, issue)).map((c) => ({ id: c.id, author: c.user.login, body: c.body, createdAt: c.created_at, updatedAt: c.updated_at }));
+    const { trusted } = trustedArchiveRecords(comments, { botLogins: policy.trustedAuthors, ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}) });
+    for (const asset of assets) {
+      const report = (extra: Record<string, unknown>) => io.out(`${JSON.stringify({ issue, archive: asset.name, asset_id: asset.id, size: asset.size, ...extra })}\n`);
+      let bytes: Buffer | null = null;
+      if (trusted.some((r) => r.record.name === asset.name)) {
+        try {
+          bytes = await ctx.api.downloadAttachment(asset.browser_download_url);
+        } catch (e) {
+          report({ trusted: false, error: `could not be downloaded: ${e instanceof Error ? e.message : String(e)}` });
+          continue;
+        }
+      }
+      const verdict = judgeArchive(asset, bytes, trusted);
+      if (!verdict.trusted) {
+        report({ trusted: false, reason: verdict.reason });
+        continue;
+      }
+      let archived: ArchivedComment[];
+      try {
+        archived = readArchive(bytes as Buffer);
+      } catch (e) {
+        // Reported and skipped: one bad archive does not hide the others.
+        report({ trusted: true, recorded_by: verdict.record.recordedBy, error: `corrupt, skipped: ${e instanceof Error ? e.message : String(e)}` });
+        io.err(`checkpost: archive ${asset.name} on #${issue} is corrupt and was skipped\n`);
+        continue;
+      }
+      for (const c of archived) {
+        const parsed = parseComment(c.body);
+        const h = parsed.kind === "health" ? parsed.health : null;
+        if ((o.agent && h?.agent !== o.agent) || (o.session && h?.session !== o.session)) continue;
+        io.out(
+          `${JSON.stringify({ issue, archive: asset.name, trusted: true, recorded_by: verdict.record.recordedBy, comment_id: c.id, created_at: c.created_at, author: c.author, kind: parsed.kind, agent: h?.agent, session: h?.session, status: h?.status, metrics: h?.metrics, body: c.body })}\n`,
+        );
+      }
     }
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * The conformance corpus (fixtures/conformance/, written once by fixtures/conformance/generate.ts and
+ * reviewed) against the TypeScript implementation. The Python client runs the same files
+ * (python/tests/test_conformance.py), so the two cannot drift: a change to either that alters an answer
+ * fails here or there until the corpus is regenerated on purpose and its diff reviewed.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { formatCheckpoint, formatControl, formatHealth, parseComment, signCheckpoint, signControl, toParseOutput, verifyCheckpointSignature } from "../../../src/protocol/index.ts";
+import type { Checkpoint, JsonObject, ParsedComment, PhaseMap } from "../../../src/protocol/index.ts";
+import { createProjection } from "../../../src/projection/index.ts";
+import type { CommentEvent, LegacyWriters } from "../../../src/projection/index.ts";
+import { extractResumeIndex, resumeIndexScope } from "../../../src/dashboard/index.ts";
+
+const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../../../fixtures/conformance/${name}.json`, import.meta.url), "utf8")) as T;
+
+function parseOut(p: ParsedComment): unknown {
+  const out = toParseOutput(p) as Record<string, unknown>;
+  if (p.kind === "control") out["version"] = p.control.version;
+  return out;
+}
+
+describe("conformance corpus: parse", () => {
+  const cases = load<{ name: string; body: string; expected: unknown }[]>("parse");
+  it("holds the cases it was generated with", () => expect(cases.length).toBeGreaterThan(40));
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_n, c) => {
+    expect(parseOut(parseComment(c.body))).toEqual(c.expected);
+  });
+});
+
+describe("conformance corpus: format and sign", () => {
+  type CpInput = Omit<Checkpoint, "version" | "timestamp" | "data"> & { timestamp: string; data: JsonObject };
+  const f = load<{
+    key: string;
+    checkpoint: { name: string; input: CpInput; body: string; signature: string; signedBody: string }[];
+    health: { name: string; input: { agent: string; session: string; timestamp: string; metrics: JsonObject }; body: string }[];
+    control: { name: string; input: Parameters<typeof formatControl>[0]; body: string; signature: string }[];
+  }>("format");
+  it.each(f.checkpoint.map((c) => [c.name, c] as const))("checkpoint: %s", (_n, c) => {
+    expect(formatCheckpoint(c.input)).toBe(c.body);
+    expect(signCheckpoint({ ...c.input, version: "1.0" }, f.key)).toBe(c.signature);
+    expect(formatCheckpoint({ ...c.input, signature: c.signature })).toBe(c.signedBody);
+    const back = parseComment(c.signedBody);
+    expect(back.kind === "checkpoint" && verifyCheckpointSignature(back.checkpoint, f.key)).toBe(true);
+  });
+  it.each(f.health.map((c) => [c.name, c] as const))("health: %s", (_n, c) => expect(formatHealth(c.input)).toBe(c.body));
+  it.each(f.control.map((c) => [c.name, c] as const))("control: %s", (_n, c) => {
+    expect(formatControl(c.input)).toBe(c.body);
+    expect(signControl({ ...c.input, version: "1.0" }, f.key)).toBe(c.signature);
+  });
+});
+
+describe("conformance corpus: fold (resume answers per agent)", () => {
+  const cases =
+    load<
+      {
+        name: string;
+        policy: { trustedAuthors: string[]; signingKey?: string; legacyWriters?: LegacyWriters };
+        events: CommentEvent[];
+        queries: { agent: string; session: string; map: PhaseMap }[];
+        expected: unknown[];
+      }[]
+    >("fold");
+  it("holds the cases it was generated with", () => expect(cases.length).toBeGreaterThan(20));
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_n, c) => {
+    const p = createProjection({
+      trustedAuthors: new Set(c.policy.trustedAuthors),
+      ...(c.policy.signingKey ? { signingKey: c.policy.signingKey } : {}),
+      ...(c.policy.legacyWriters ? { legacyWriters: c.policy.legacyWriters } : {}),
+    });
+    p.applyAll(c.events);
+    const got = c.queries.map((q) => ({ ...p.resume(q.agent, q.session, q.map), maxEpoch: p.entry(q.agent, q.session)?.maxEpoch ?? 0 }));
+    expect(got).toEqual(c.expected);
+  });
+});
+
+describe("conformance corpus: resume index", () => {
+  const cases = load<{ name: string; body: string; signing: boolean; key: string; scope: { owner: string; repo: string; issue: number }; expected: unknown }[]>("index");
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_n, c) => {
+    const signing = c.signing ? { signing: { key: c.key, scope: resumeIndexScope(c.scope.owner, c.scope.repo, c.scope.issue) } } : {};
+    expect(extractResumeIndex(c.body, signing)).toEqual(c.expected);
+  });
+});
