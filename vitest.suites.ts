@@ -16,6 +16,7 @@ export const SLOW_SUITES = [
   "test/security/web-view-huge-30mib.test.ts", // the web view of an issue with a 30 MB comment (npm test: 8 MB in web-view-xss)
   "test/security/web-view-browser.test.ts", // Chromium start-up; the same vectors are checked without a browser in npm test
   "test/reliability/replicas.test.ts", // three bot processes on PostgreSQL, leaders SIGKILLed
+  "test/reliability/fleet.test.ts", // the mixed-fleet differential suite at 4 schedules (one per bot mode), python3 and bot processes
   "test/**/scale.test.ts", // 50,000-comment folds and forge paging at scale
   "test/unit/projection/order-independence.test.ts", // property test over many permutations
   "test/bench/**/*.test.ts", // the benchmark's correctness run at tiny N

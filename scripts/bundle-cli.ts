@@ -11,7 +11,8 @@ import { basename, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const outdir = `${root}dist/cli-bundle`;
+// CHECKPOST_BUNDLE_OUTDIR: elsewhere than dist/ (the mixed-fleet suite bundles the CLI it runs without touching dist/).
+const outdir = process.env.CHECKPOST_BUNDLE_OUTDIR ? resolve(process.env.CHECKPOST_BUNDLE_OUTDIR) : `${root}dist/cli-bundle`;
 rmSync(outdir, { recursive: true, force: true });
 const common = {
   bundle: true,

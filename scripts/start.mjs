@@ -45,7 +45,7 @@ for (const [name, port] of ports) if (!(await free(port))) fail(`port ${port} on
 
 // 3. Build only when a source file is newer than the build.
 const newest = (dir) => readdirSync(dir, { withFileTypes: true }).reduce((t, e) => Math.max(t, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
-const built = existsSync(join(root, "dist/bot/main.js")) ? statSync(join(root, "dist/bot/main.js")).mtimeMs : 0;
+const built = existsSync(join(root, "dist/app/bot-main.js")) ? statSync(join(root, "dist/app/bot-main.js")).mtimeMs : 0;
 if (built < newest(join(root, "src"))) {
   process.stderr.write("checkpost: building dist/ (src/ changed)…\n");
   const b = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit" });

@@ -176,6 +176,6 @@ export async function carryLateSaves(d: LateCarryDeps): Promise<number> {
 
 /** A successor created by an earlier attempt that died before recording it (found by the marker in its body). */
 async function findSuccessor(d: RolloverDeps): Promise<number | null> {
-  const { issues } = await d.api.listIssues(d.repo, { state: "open", q: d.title, type: "issues", limit: 50 });
+  const issues = await d.api.listAllIssues(d.repo, { state: "open", q: d.title, type: "issues" });
   return issues.find((i) => i.title === d.title && continuedFrom(i.body) === d.issue)?.number ?? null;
 }

@@ -9,7 +9,21 @@ export interface CliIo {
   isTTY?: boolean;
 }
 
+/**
+ * A reader that went away (`checkpost history | head -1`, `status --watch | head`) is a normal end, as
+ * for any Unix tool: exit at once, quietly, instead of an unhandled EPIPE error with its stack trace.
+ * Any other write error still surfaces.
+ */
+function exitQuietlyOnBrokenPipe(stream: NodeJS.WriteStream): void {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(0);
+  });
+}
+
 export function processIo(): CliIo {
+  exitQuietlyOnBrokenPipe(process.stdout);
+  exitQuietlyOnBrokenPipe(process.stderr);
   return {
     out: (t) => process.stdout.write(t.endsWith("\n") ? t : `${t}\n`),
     err: (t) => process.stderr.write(t.endsWith("\n") ? t : `${t}\n`),

@@ -29,6 +29,33 @@ function checkRequired(cmd: Command): void {
     );
 }
 
+/** The end of `checkpost --help`: examples, exit codes, the environment (.env.example lists every variable). */
+const MAIN_HELP = `
+Examples:
+  checkpost init                                         # find or create the session issue
+  checkpost save --agent worker --session s1 --phase tests_green --data '{"sha":"abc"}'
+  checkpost resume --agent worker --session s1           # where to continue, as JSON
+  checkpost status                                       # who needs attention
+  checkpost history --agent worker | head -5
+  checkpost --env-file staging.env doctor
+
+Exit codes:
+  0 ok, 1 failure (the message says what to fix), 2 usage, 3 status: something needs attention
+
+Environment (also read from ./.env or --env-file; set variables win; .env.example lists all):
+  FORGEJO_URL                  Forgejo base URL
+  FORGEJO_TOKEN                access token (scopes write:issue, read:repository, read:user)
+  FORGEJO_REPO                 owner/repo of the session issue (or FORGEJO_REPOSITORY)
+  CHECKPOST_ISSUE              session issue number (skips the lookup)
+  CHECKPOST_TRUSTED_AUTHORS    logins believed besides the token's user, comma-separated
+  CHECKPOST_SIGNING_KEY        sign checkpoints; believe only valid signatures
+  CHECKPOST_PHASE_MAPS         JSON file of agent → phase map
+  CHECKPOST_CACHE_DIR          the CLI's per-machine folder (default ~/.cache/checkpost)
+  CHECKPOST_CODE_CACHE=0       no V8 code cache (read from the real environment only)
+  LOG_LEVEL                    warn (default), info, debug…
+  NO_COLOR                     no colours in status
+`;
+
 /** Flags shared by every command that talks to Forgejo. */
 function repoFlags(cmd: Command): Command {
   return cmd
@@ -46,10 +73,15 @@ export function buildProgram(io: CliIo): Command {
     .description("Checkpoint and resume AI agents through one Forgejo issue")
     .version(packageVersion(), "-V, --version", "print the version")
     .option("--debug", "log each request (method, path, status, ms) and print stack traces")
+    // Read by run-cli.ts before commander runs (env-file.ts); declared here for --help and so it parses.
+    .option("--env-file <file>", "read settings from this file instead of ./.env (set variables win)")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showSuggestionAfterError();
   program.hook("preAction", (_program, action) => checkRequired(action));
+  // A function, so the text is only built when --help is asked for.
+  program.addHelpText("after", () => MAIN_HELP);
+  const helpAfter = (cmd: Command, text: string) => cmd.addHelpText("after", () => `\nExamples:\n${text}`);
   const debug = () => Boolean(program.opts()["debug"]);
 
   program
@@ -89,6 +121,11 @@ export function buildProgram(io: CliIo): Command {
     .option("--map <name|file>", "phase map to check the phase against (default: the agent's own, see --maps)")
     .option("--maps <file>", "JSON file of agent → phase map (env CHECKPOST_PHASE_MAPS)")
     .action(async (o) => (await import("./commands/store-commands.ts")).save(io, { ...o, debug: debug() }));
+  helpAfter(
+    program.commands.at(-1) as Command,
+    `  checkpost save --agent implementation-worker --session s1 --phase commit_complete --data '{"commit_sha":"abc"}'
+  echo '{"pr": 12}' | checkpost save --agent review-worker --session s1 --phase review_posted --data-file -`,
+  );
 
   repoFlags(required(program.command("health").description("post a health signal"), "--agent", "--session"))
     .option("--agent <name>")
@@ -128,12 +165,24 @@ export function buildProgram(io: CliIo): Command {
       return v;
     })
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
+  helpAfter(
+    program.commands.at(-1) as Command,
+    `  checkpost resume --agent implementation-worker --session s1          # {"resume_point": …, "phase": …, "state": {…}, …}
+  checkpost resume --agent w --session s1 --map ./maps/worker.json --take-over
+An agent with no checkpoint answers a fresh start (exit 0) and stderr names the agents that have one.`,
+  );
 
   repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))
     .option("--json", "machine-readable snapshot (unchanged)")
     .option("--watch [seconds]", "redraw every N seconds (default 10) until Ctrl-C")
     .option("--times <n>", "with --watch: stop after n refreshes")
     .action(async (o) => (await import("./commands/status.ts")).status(io, { ...o, debug: debug() }));
+  helpAfter(
+    program.commands.at(-1) as Command,
+    `  checkpost status                  # exit 3 when something needs attention
+  checkpost status --watch 5        # redraw every 5 s until Ctrl-C
+  checkpost status --json | jq '.entries[] | {agent, session}'`,
+  );
 
   repoFlags(program.command("init").description("find the session issue, creating it and its label if missing")).action(async (o) =>
     (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }),

@@ -1,17 +1,20 @@
 import { CommanderError } from "commander";
 import { CheckpostError, ExitError } from "../errors.ts";
+import { envFileFlag, withEnvFile } from "./env-file.ts";
 import type { CliIo } from "./io.ts";
+import { OPTIONAL_INSTALL, missingOptionalPackage } from "./optional-packages.ts";
 import { buildProgram } from "./program.ts";
 
 /**
- * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage. Errors are
- * printed as their message; the stack only with --debug.
+ * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage, 3 `status` found something that
+ * needs attention. Errors are printed as their message; the stack only with --debug.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
   const debug = argv.includes("--debug");
   try {
-    await program.parseAsync(argv, { from: "user" });
+    // .env (or --env-file) fills in what the environment does not set, for every command.
+    const env = withEnvFile(io.env, io.cwd, envFileFlag(argv));
+    await buildProgram({ ...io, env }).parseAsync(argv, { from: "user" });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
@@ -21,6 +24,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (e instanceof ExitError) {
       if (e.message && e.message !== `exit ${e.code}`) io.err(`checkpost: ${e.message}`);
       return e.code;
+    }
+    const missing = missingOptionalPackage(e);
+    if (missing !== undefined) {
+      // `npm i checkpost` leaves the bot's packages out (docs/install.md): say which to add.
+      io.err(`checkpost: this command needs the package ${missing}, which checkpost installs only on request; in your project run: ${OPTIONAL_INSTALL}`);
+      return 1;
     }
     const known = e instanceof CheckpostError;
     io.err(`checkpost: ${e instanceof Error ? e.message : String(e)}`);

@@ -56,27 +56,86 @@ export function requireToken(ctx: RequestContext): UserRow {
   return ctx.doer;
 }
 
+/**
+ * access_model.GetUserRepoPermission (models/perm/access/repo_permission.go:168-313), its AccessMode:
+ * anonymous → read on a public repo, none on a private one (:187-190, :219-221); a site admin or the owner →
+ * owner (:225-226); a member of an organisation team with admin rights on the repo → owner (:270-277);
+ * anyone else → accessLevel (models/perm/access/access.go:34-63), the access-table row, which holds the
+ * highest of the collaboration's mode and the AccessMode of each of the user's teams that hold the repo,
+ * else read on a public repo. A team's AccessMode is, for a team with per-unit rights, the *minimum* of its
+ * unit modes (models/unit/unit.go:434-449, routers/api/v1/org/team.go:222): a member who may write issues
+ * but only read code reads as "read" here, although unitMode(…, "issues") is "write".
+ */
 export function accessMode(forge: ForgeContext, repo: RepoRow, user: UserRow | null): AccessMode {
-  if (user && (user.is_admin === 1 || user.id === repo.owner_id)) return "admin";
-  const collab = user ? forge.store.collaboratorMode(repo.id, user.id) : undefined;
-  if (collab && collab !== "none") return collab;
-  return repo.private ? "none" : "read";
+  if (user && (user.is_admin === 1 || user.id === repo.owner_id)) return "owner";
+  const base: AccessMode = repo.private ? "none" : "read";
+  if (!user) return base;
+  const collab = forge.store.collaboratorMode(repo.id, user.id);
+  if (!forge.store.isOrg(repo.owner_id)) return collab ?? base;
+  const teams = forge.store.userRepoTeams(user.id, repo.id);
+  if (teams.some((t) => atLeast(t.access_mode, "admin"))) return "owner";
+  return [collab ?? base, ...teams.map((t) => t.access_mode)].reduce(maxMode);
+}
+
+/**
+ * Permission.UnitAccessMode for one unit ("issues", "code", "pulls", …) (repo_permission.go:56-66,
+ * :255-300): what write checks such as CanWriteIssuesOrPulls use. On a user's repository it is the
+ * AccessMode; on an organisation's, a collaborator has the AccessMode on every unit, and each team adds its
+ * own mode for the unit; a public repo gives read on a unit no team names.
+ */
+export function unitMode(forge: ForgeContext, repo: RepoRow, user: UserRow | null, unit: string): AccessMode {
+  const mode = accessMode(forge, repo, user);
+  if (!user || mode === "owner" || !forge.store.isOrg(repo.owner_id)) return mode;
+  let m: AccessMode | undefined = forge.store.collaboratorMode(repo.id, user.id) !== undefined ? mode : undefined;
+  let found = false;
+  for (const t of forge.store.userRepoTeams(user.id, repo.id)) {
+    const units = JSON.parse(t.units) as Record<string, AccessMode>;
+    const tm = units[unit] ?? "none";
+    if (tm !== "none") {
+      m = m === undefined ? tm : maxMode(m, tm);
+      found = true;
+    }
+  }
+  if (!found && m === undefined && !repo.private) m = "read";
+  return m ?? "none";
+}
+
+const RANK: Record<AccessMode, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 };
+
+function maxMode(a: AccessMode, b: AccessMode): AccessMode {
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+/** mode >= want, as Go compares perm.AccessMode values. */
+export function atLeast(mode: AccessMode, want: AccessMode): boolean {
+  return RANK[mode] >= RANK[want];
 }
 
 export function canWrite(mode: AccessMode): boolean {
-  return mode === "write" || mode === "admin";
+  return atLeast(mode, "write");
+}
+
+/** ctx.IsUserRepoAdmin() || ctx.IsUserSiteAdmin() (Permission.IsAdmin: AccessMode >= Admin). */
+export function isRepoAdmin(mode: AccessMode): boolean {
+  return atLeast(mode, "admin");
+}
+
+/** reqAdmin() (routers/api/v1/api.go:460-467): 403 with Forgejo's message unless a repo or site admin. */
+export function requireRepoAdmin(ctx: RequestContext, mode: AccessMode): void {
+  if (!isRepoAdmin(mode)) throw apiError(ctx.forge.baseUrl, 403, "user should be an owner or a collaborator with admin write of a repository");
 }
 
 /**
  * repoAssignment(): unknown repo or no read access → 404 (Forgejo hides private repos from users without
  * access; it does not answer 403 there).
  */
-export function loadRepo(ctx: RequestContext): { repo: RepoRow; mode: AccessMode } {
+export function loadRepo(ctx: RequestContext): { repo: RepoRow; mode: AccessMode; issuesMode: AccessMode } {
   const repo = ctx.forge.store.repoByName(ctx.params.owner ?? "", ctx.params.repo ?? "");
   if (!repo) throw notFound(ctx.forge.baseUrl);
   const mode = accessMode(ctx.forge, repo, ctx.doer);
   if (mode === "none") throw notFound(ctx.forge.baseUrl);
-  return { repo, mode };
+  // Issue writes are checked on the issues unit (CanWriteIssuesOrPulls), not on the repository's mode.
+  return { repo, mode, issuesMode: unitMode(ctx.forge, repo, ctx.doer, "issues") };
 }
 
 /** Parse a path integer like ctx.ParamsInt64 (garbage → 0). */

@@ -5,7 +5,7 @@ import { hashToken } from "./access.ts";
 import type { ForgeContext } from "./context.ts";
 import { emptyFaultCounts, type FaultController } from "./faults.ts";
 import { normalizeColor } from "./routes/labels.ts";
-import type { AccessMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
+import type { AccessMode, CollaboratorMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
 import type { WebhookDispatcher } from "./webhooks.ts";
 
 export interface AdminUser {
@@ -51,7 +51,16 @@ export interface ForgeAdmin {
   userCount(): number;
   repoExists(owner: string, name: string): boolean;
   createRepo(owner: string, name: string, opts?: { private?: boolean; description?: string }): AdminRepo;
-  addCollaborator(owner: string, repo: string, login: string, mode: Exclude<AccessMode, "none">): void;
+  addCollaborator(owner: string, repo: string, login: string, mode: CollaboratorMode): void;
+  /** An organisation (a user row marked as one); repositories are created under it with createRepo(org, …). */
+  createOrg(login: string): AdminUser;
+  /**
+   * A team of `org` holding `repos`. `permission` "admin"/"owner" makes an admin team; otherwise the team's
+   * AccessMode is the lowest of its unit modes (MinUnitAccessMode, models/unit/unit.go:434-449), e.g.
+   * units {issues: "write", code: "read"} → "read".
+   */
+  createTeam(org: string, name: string, opts: { permission?: "admin" | "owner"; units?: Record<string, "none" | "read" | "write">; repos?: string[] }): { id: number; accessMode: string };
+  addTeamMember(org: string, team: string, login: string): void;
   createLabel(owner: string, repo: string, label: { name: string; color?: string; description?: string; exclusive?: boolean }): { id: number };
   createIssue(owner: string, repo: string, issue: SeedIssue): AdminIssue;
   /** A "pull" record (no git data) so type=pulls|issues is testable. */
@@ -136,6 +145,30 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
     },
     addCollaborator(owner, repo, login, mode) {
       store.setCollaborator(repoOf(owner, repo).id, user(login).id, mode);
+    },
+    createOrg(login) {
+      const u = store.createUser(login, { isAdmin: false, fullName: "", email: `${login.toLowerCase()}@example.org` }, forge.nowUnix());
+      store.markOrg(u.id);
+      return { id: u.id, login: u.login, isAdmin: false };
+    },
+    createTeam(org, name, opts) {
+      const o = user(org);
+      if (!store.isOrg(o.id)) throw new Error(`forge admin: ${org} is not an organisation`);
+      const units = opts.units ?? {};
+      let accessMode: AccessMode = opts.permission ?? "none";
+      if (!opts.permission) {
+        // MinUnitAccessMode: the lowest mode above none, none only when every unit is none.
+        const rank = { none: 0, read: 1, write: 2 } as const;
+        for (const m of Object.values(units)) if (m !== "none" && (accessMode === "none" || rank[m] < rank[accessMode as "read" | "write"])) accessMode = m;
+      }
+      const team = store.createTeam(o.id, name, accessMode, units);
+      for (const r of opts.repos ?? []) store.addTeamRepo(team.id, repoOf(org, r).id);
+      return { id: team.id, accessMode };
+    },
+    addTeamMember(org, team, login) {
+      const t = store.teamByName(user(org).id, team);
+      if (!t) throw new Error(`forge admin: no team ${team} in ${org}`);
+      store.addTeamUser(t.id, user(login).id);
     },
     createLabel(owner, repo, l) {
       const color = normalizeColor(l.color ?? "#ededed");

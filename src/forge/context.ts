@@ -12,6 +12,8 @@ export interface ForgeContext extends Renderer {
   webhooks: WebhookDispatcher;
   /** Current time in unix seconds (Forgejo's timeutil.TimeStampNow). */
   nowUnix(): number;
+  /** [api] MAX_RESPONSE_ITEMS: the page-size cap of every paged list. */
+  maxResponseItems: number;
 }
 
 export interface RequestContext {

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { GO_ZERO_TIME, rfc3339 } from "./time.ts";
 import type { ForgeStore } from "./store-sqlite.ts";
-import type { AccessMode, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
+import type { AccessMode, AttachmentRow, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
 
 export interface Renderer {
   store: ForgeStore;
@@ -65,8 +65,9 @@ export function toApiLabel(r: Renderer, l: LabelRow, repo: RepoRow): Record<stri
   };
 }
 
+/** convert.ToRepo's permissions: admin = mode >= Admin, push = mode >= Write, pull = mode >= Read. */
 export function permissionOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean } {
-  return { admin: mode === "admin", push: mode === "admin" || mode === "write", pull: mode !== "none" };
+  return { admin: mode === "admin" || mode === "owner", push: mode !== "none" && mode !== "read", pull: mode !== "none" };
 }
 
 export function toApiRepo(r: Renderer, repo: RepoRow, mode: AccessMode): Record<string, unknown> {
@@ -141,6 +142,20 @@ export function toApiRepo(r: Renderer, repo: RepoRow, mode: AccessMode): Record<
   };
 }
 
+/** convert.ToAPIAttachment (services/convert/attachment.go:36-58; keys in Go struct order). */
+export function toApiAttachment(r: Renderer, a: AttachmentRow): Record<string, unknown> {
+  return {
+    id: a.id,
+    name: a.name,
+    size: a.size,
+    download_count: 0,
+    created_at: rfc3339(a.created_unix),
+    uuid: a.uuid,
+    browser_download_url: `${r.baseUrl}/attachments/${a.uuid}`,
+    type: "attachment",
+  };
+}
+
 export function issueHtmlUrl(r: Renderer, repo: RepoRow, issue: IssueRow): string {
   const owner = r.store.userById(repo.owner_id)!;
   return `${r.baseUrl}/${owner.login}/${repo.name}/${issue.is_pull ? "pulls" : "issues"}/${issue.idx}`;
@@ -161,7 +176,8 @@ export function toApiIssue(r: Renderer, issue: IssueRow, repo: RepoRow, doer: Us
     title: issue.title,
     body: issue.body,
     ref: "",
-    assets: [],
+    // The issue's own attachments (issue.LoadAttributes; ListIssueAttachments returns exactly this list).
+    assets: r.store.attachmentsOfIssue(issue.id).map((a) => toApiAttachment(r, a)),
     labels: r.store.labelsOfIssue(issue.id).map((l) => toApiLabel(r, l, repo)),
     milestone: null,
     assignee: null,
@@ -202,20 +218,28 @@ export function toApiComment(r: Renderer, c: CommentRow, issue: IssueRow, repo: 
   };
 }
 
-/** Forgejo expands "issues" to its sub-events (issues_only, issue_assign, issue_label, issue_milestone). */
+/** The hook's stored (already expanded) event list. */
 export function hookEvents(h: HookRow): string[] {
   const parsed: unknown = JSON.parse(h.events);
   return Array.isArray(parsed) ? parsed.filter((e): e is string => typeof e === "string") : [];
 }
 
-export function toApiHook(h: HookRow): Record<string, unknown> {
+/**
+ * webhook_service.ToHook (services/webhook/general.go:328-366), keys in api.Hook's order: the
+ * authorization header is returned in clear, as Forgejo does; the secret never is. `metadata` is null for
+ * every type but slack/discord/… whose metadata this server does not keep.
+ */
+export function toApiHook(_r: Renderer, h: HookRow): Record<string, unknown> {
   return {
     id: h.id,
     type: h.type,
     branch_filter: h.branch_filter,
+    url: h.url,
     config: { content_type: h.content_type, url: h.url },
     events: hookEvents(h),
-    authorization_header: "",
+    authorization_header: h.authorization_header,
+    content_type: h.content_type,
+    metadata: null,
     active: h.active === 1,
     updated_at: rfc3339(h.updated_unix),
     created_at: rfc3339(h.created_unix),

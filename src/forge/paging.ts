@@ -16,11 +16,12 @@ export interface ListOptions {
   rawPage: number;
 }
 
-export function getListOptions(q: URLSearchParams): ListOptions {
+/** utils.GetListOptions + convert.ToCorrectPageSize: limit <= 0 → 30, above `maxItems` → `maxItems`. */
+export function getListOptions(q: URLSearchParams, maxItems = MAX_RESPONSE_ITEMS): ListOptions {
   const rawPage = formInt(q, "page");
   let pageSize = formInt(q, "limit");
   if (pageSize <= 0) pageSize = DEFAULT_PAGING_NUM;
-  else if (pageSize > MAX_RESPONSE_ITEMS) pageSize = MAX_RESPONSE_ITEMS;
+  else if (pageSize > maxItems) pageSize = maxItems;
   const page = rawPage <= 0 ? 1 : rawPage;
   return { page, pageSize, offset: (page - 1) * pageSize, rawPage };
 }

@@ -8,9 +8,20 @@ export function hashPassword(password: string): string {
 
 const STORED = /^scrypt\$([0-9a-f]{32})\$([0-9a-f]{64})$/;
 
-/** scrypt on libuv's thread pool: a sign-in never holds the event loop that, under `npm start`, also runs the bot. */
+/**
+ * One scrypt at a time, in arrival order. Off the loop is not enough on a small machine: four pool
+ * threads hashing at once take both cores of a two-core host from the event loop that, under
+ * `npm start`, also runs the bot. A storm then waits in this queue (its length is bounded by the
+ * sign-in rate limit), not the bot.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** scrypt on libuv's thread pool, never on the event loop, one at a time. */
 export function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, 32, (err, key) => (err ? reject(err) : resolve(key))));
+  const run = () => new Promise<Buffer>((resolve, reject) => scrypt(password, salt, 32, (err, key) => (err ? reject(err) : resolve(key))));
+  const next = queue.then(run, run);
+  queue = next.catch(() => undefined);
+  return next;
 }
 
 /** A hash no password matches (its salt and digest are random), checked when the user is unknown or has none. */

@@ -39,7 +39,7 @@ export function issueCommentPayload(
 
 export function issuesPayload(
   f: ForgeContext,
-  action: "opened" | "edited" | "closed" | "reopened" | "label_updated",
+  action: "opened" | "edited" | "closed" | "reopened" | "label_updated" | "label_cleared",
   issue: IssueRow,
   repo: RepoRow,
   doer: UserRow,

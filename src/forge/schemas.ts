@@ -30,8 +30,9 @@ export const CreateLabelOption = z.object({
   is_archived: z.boolean().optional(),
 });
 
+/** IssueLabelsOption: `labels` is []any in Go, so any JSON value binds; prepareForReplaceOrAdd sorts them out. */
 export const IssueLabelsOption = z.object({
-  labels: z.array(z.union([z.number().int(), z.string()])).optional(),
+  labels: z.array(z.unknown()).nullable().optional(),
 });
 
 export const CreateHookOption = z.object({
@@ -42,6 +43,21 @@ export const CreateHookOption = z.object({
   authorization_header: z.string().optional(),
   branch_filter: z.string().optional(),
 });
+
+/** AddCollaboratorOption: `permission` is a *string; any value binds (unknown ones are discarded later). */
+export const AddCollaboratorOption = z.object({ permission: z.string().nullable().optional() });
+
+/** EditHookOption: every field optional; `active` a *bool. */
+export const EditHookOption = z.object({
+  config: z.record(z.string(), z.string()).nullable().optional(),
+  events: z.array(z.string()).nullable().optional(),
+  branch_filter: z.string().optional(),
+  authorization_header: z.string().optional(),
+  active: z.boolean().nullable().optional(),
+});
+
+/** EditAttachmentOptions: {name}. */
+export const EditAttachmentOptions = z.object({ name: z.string().optional() });
 
 export const CreateRepoOption = z.object({
   name: required,

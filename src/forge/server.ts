@@ -4,9 +4,8 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { authenticate, credentialsFromRequest } from "./access.ts";
 import { createAdmin, type ForgeAdmin } from "./admin.ts";
-import { ApiFailure, apiError, notFound, swaggerUrl } from "./api-error.ts";
+import { ApiFailure, apiError, methodNotAllowed, swaggerUrl, unknownRoute } from "./api-error.ts";
 import type { ForgeContext, RequestContext } from "./context.ts";
-import { ROUTE_HANDLERS } from "./dispatch.ts";
 import { FaultController, statusOfFault } from "./faults.ts";
 import { goJsonEncode } from "./go-json.ts";
 import { matchRoute } from "./routes-table.ts";
@@ -107,6 +106,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     logger,
     webhooks,
     nowUnix: () => Math.floor(clock() / 1000),
+    maxResponseItems: options.maxResponseItems ?? 50,
   };
 
   async function send(res: ServerResponse, result: ApiResult, throttle: number): Promise<void> {
@@ -213,8 +213,14 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
 
     let result: ApiResult;
     try {
-      if (!match.spec) throw match.pathExists ? new ApiFailure({ status: 405 }) : notFound(forge.baseUrl);
+      // Authentication is router middleware (m.Use(shared.Middlewares()), routers/api/v1/api.go:834), so it
+      // runs before routing: a bad token is a 401 even on a path no route matches.
       const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
+      if (!match.spec) {
+        // A method Forgejo registers on this path but this server does not implement answers like any
+        // route this server lacks; a method Forgejo lacks too gets chi's 405.
+        throw match.forgejoMethods.length > 0 && !match.forgejoMethods.includes(method as never) ? methodNotAllowed(match.forgejoMethods) : unknownRoute();
+      }
       let body: unknown;
       let files: RequestContext["files"];
       const contentType = String(req.headers["content-type"] ?? "");
@@ -224,7 +230,8 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
           files = [];
           for (const [field, v] of form.entries()) if (typeof v !== "string") files.push({ field, filename: v.name, data: Buffer.from(await v.arrayBuffer()) });
         } catch {
-          throw apiError(forge.baseUrl, 400, "invalid multipart/form-data body");
+          // Go's ParseMultipartForm fails the same way; the upload handler answers it (500, as Forgejo).
+          files = [];
         }
       } else if (raw.length > 0) {
         try {
@@ -234,7 +241,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
         }
       }
       const ctx: RequestContext = { forge, method, url, params: match.params, doer, body, ...(files ? { files } : {}) };
-      result = ROUTE_HANDLERS[match.spec.id]!(ctx);
+      result = match.handler(ctx);
     } catch (err) {
       if (err instanceof ApiFailure) result = err.result;
       else {
@@ -242,6 +249,8 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
         result = { status: 500, json: { message: err instanceof Error ? err.message : "internal error", url: swaggerUrl(forge.baseUrl) } };
       }
     }
+    // routers/api/shared/middleware.go:158-167 (securityHeaders) sets this on every API response.
+    result.headers = { ...result.headers, "X-Content-Type-Options": "nosniff" };
     result.after?.(responded);
     logger.debug({ method, route: routeId, status: result.status, fault: kind }, "forge request");
     if (kind === "commitThenDrop") {

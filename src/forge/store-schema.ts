@@ -105,4 +105,25 @@ CREATE TABLE IF NOT EXISTS hooks (
   created_unix INTEGER NOT NULL,
   updated_unix INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS orgs (
+  user_id INTEGER PRIMARY KEY REFERENCES users(id)
+);
+CREATE TABLE IF NOT EXISTS teams (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id INTEGER NOT NULL REFERENCES users(id),
+  name TEXT NOT NULL,
+  access_mode TEXT NOT NULL,
+  units TEXT NOT NULL,
+  UNIQUE (org_id, name)
+);
+CREATE TABLE IF NOT EXISTS team_users (
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  PRIMARY KEY (team_id, user_id)
+);
+CREATE TABLE IF NOT EXISTS team_repos (
+  team_id INTEGER NOT NULL REFERENCES teams(id),
+  repo_id INTEGER NOT NULL REFERENCES repos(id),
+  PRIMARY KEY (team_id, repo_id)
+);
 `;

@@ -3,7 +3,8 @@ import Database from "better-sqlite3";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_SCHEMA } from "./store-schema.ts";
-import type { AccessMode, AttachmentRow, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
+import { expandHookEvents } from "./hook-events.ts";
+import type { AccessMode, AttachmentRow, CollaboratorMode, TeamRow, CommentRow, HookRow, IssueRow, LabelRow, RepoRow, UserRow } from "./types.ts";
 
 export interface IssueSearch {
   repoId: number;
@@ -51,6 +52,7 @@ export class ForgeStore {
     }
     this.db.pragma("foreign_keys = ON");
     this.db.exec(FORGE_SCHEMA);
+    this.migrate();
     // Forgejo's issue.content_version (models/issues/issue.go:101); added to stores made before it.
     const cols = this.db.prepare("SELECT name FROM pragma_table_info('issues')").all() as { name: string }[];
     if (!cols.some((c) => c.name === "content_version")) this.db.exec("ALTER TABLE issues ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0");
@@ -65,6 +67,23 @@ export class ForgeStore {
       this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = max(updated_unix, ?) WHERE id = ? AND content_version = ?", body, now, id, expectedVersion)
         .changes === 1
     );
+  }
+
+  /**
+   * user_version 1: hook events are stored expanded, as Forgejo's flags list them (an older database kept
+   * the list as given, e.g. ["issues", "issue_comment"]).
+   */
+  private migrate(): void {
+    const version = Number(this.db.pragma("user_version", { simple: true }));
+    if (version >= 1) return;
+    this.transaction(() => {
+      for (const h of this.all<{ id: number; events: string }>("SELECT id, events FROM hooks")) {
+        const parsed: unknown = JSON.parse(h.events);
+        const asked = Array.isArray(parsed) ? parsed.filter((e): e is string => typeof e === "string") : [];
+        this.run("UPDATE hooks SET events = ? WHERE id = ?", JSON.stringify(expandHookEvents(asked)), h.id);
+      }
+      this.db.pragma("user_version = 1");
+    });
   }
 
   /** Cached prepared statement. */
@@ -152,17 +171,49 @@ export class ForgeStore {
   listRepos(): RepoRow[] {
     return this.all<RepoRow>("SELECT * FROM repos ORDER BY id");
   }
-  setCollaborator(repoId: number, userId: number, mode: AccessMode): void {
+  setCollaborator(repoId: number, userId: number, mode: CollaboratorMode): void {
     this.run("INSERT OR REPLACE INTO collaborators (repo_id, user_id, mode) VALUES (?, ?, ?)", repoId, userId, mode);
   }
-  /** Collaborations in the order they were made (Forgejo: by collaboration id). */
-  collaboratorsOfRepo(repoId: number): { user: UserRow; mode: AccessMode }[] {
-    return this.all<UserRow & { collab_mode: AccessMode }>("SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid", repoId).map(
-      ({ collab_mode, ...user }) => ({ user, mode: collab_mode }),
+  // organisations and teams
+  markOrg(userId: number): void {
+    this.run("INSERT OR IGNORE INTO orgs (user_id) VALUES (?)", userId);
+  }
+  isOrg(userId: number): boolean {
+    return this.one("SELECT 1 AS x FROM orgs WHERE user_id = ?", userId) !== undefined;
+  }
+  createTeam(orgId: number, name: string, accessMode: AccessMode, units: Record<string, AccessMode>): TeamRow {
+    const r = this.run("INSERT INTO teams (org_id, name, access_mode, units) VALUES (?, ?, ?, ?)", orgId, name, accessMode, JSON.stringify(units));
+    return this.one<TeamRow>("SELECT * FROM teams WHERE id = ?", Number(r.lastInsertRowid))!;
+  }
+  teamByName(orgId: number, name: string): TeamRow | undefined {
+    return this.one<TeamRow>("SELECT * FROM teams WHERE org_id = ? AND name = ?", orgId, name);
+  }
+  addTeamUser(teamId: number, userId: number): void {
+    this.run("INSERT OR IGNORE INTO team_users (team_id, user_id) VALUES (?, ?)", teamId, userId);
+  }
+  addTeamRepo(teamId: number, repoId: number): void {
+    this.run("INSERT OR IGNORE INTO team_repos (team_id, repo_id) VALUES (?, ?)", teamId, repoId);
+  }
+  /** organization.GetUserRepoTeams: the user's teams that hold the repository. */
+  userRepoTeams(userId: number, repoId: number): TeamRow[] {
+    return this.all<TeamRow>(
+      "SELECT t.* FROM teams t JOIN team_users tu ON tu.team_id = t.id JOIN team_repos tr ON tr.team_id = t.id WHERE tu.user_id = ? AND tr.repo_id = ? ORDER BY t.id",
+      userId,
+      repoId,
     );
   }
-  collaboratorMode(repoId: number, userId: number): AccessMode | undefined {
-    return this.one<{ mode: AccessMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;
+  removeCollaborator(repoId: number, userId: number): void {
+    this.run("DELETE FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId);
+  }
+  /** Collaborations in the order they were made (Forgejo: by collaboration id). */
+  collaboratorsOfRepo(repoId: number): { user: UserRow; mode: CollaboratorMode }[] {
+    return this.all<UserRow & { collab_mode: CollaboratorMode }>(
+      "SELECT u.*, c.mode AS collab_mode FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? ORDER BY c.rowid",
+      repoId,
+    ).map(({ collab_mode, ...user }) => ({ user, mode: collab_mode }));
+  }
+  collaboratorMode(repoId: number, userId: number): CollaboratorMode | undefined {
+    return this.one<{ mode: CollaboratorMode }>("SELECT mode FROM collaborators WHERE repo_id = ? AND user_id = ?", repoId, userId)?.mode;
   }
   countOpenIssues(repoId: number, isPull: boolean): number {
     return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM issues WHERE repo_id = ? AND is_pull = ? AND is_closed = 0", repoId, isPull ? 1 : 0)!.n;
@@ -208,6 +259,15 @@ export class ForgeStore {
       now,
       id,
     );
+  }
+  /** The issue and everything hanging off it (comments, labels, attachments). */
+  deleteIssue(id: number): void {
+    this.transaction(() => {
+      this.run("DELETE FROM comments WHERE issue_id = ?", id);
+      this.run("DELETE FROM issue_labels WHERE issue_id = ?", id);
+      this.run("DELETE FROM attachments WHERE issue_id = ?", id);
+      this.run("DELETE FROM issues WHERE id = ?", id);
+    });
   }
   touchIssue(id: number, now: number): void {
     this.run("UPDATE issues SET updated_unix = ? WHERE id = ?", now, id);
@@ -289,6 +349,9 @@ export class ForgeStore {
   labelsOfIssue(issueId: number): LabelRow[] {
     return this.all<LabelRow>("SELECT l.* FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name, l.id", issueId);
   }
+  clearIssueLabels(issueId: number): void {
+    this.run("DELETE FROM issue_labels WHERE issue_id = ?", issueId);
+  }
   addIssueLabel(issueId: number, labelId: number): boolean {
     return this.run("INSERT OR IGNORE INTO issue_labels (issue_id, label_id) VALUES (?, ?)", issueId, labelId).changes > 0;
   }
@@ -308,6 +371,12 @@ export class ForgeStore {
   }
   attachmentById(id: number): AttachmentRow | undefined {
     return this.one<AttachmentRow>("SELECT id, uuid, issue_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE id = ?", id);
+  }
+  renameAttachment(id: number, name: string): void {
+    this.run("UPDATE attachments SET name = ? WHERE id = ?", name, id);
+  }
+  deleteAttachment(id: number): void {
+    this.run("DELETE FROM attachments WHERE id = ?", id);
   }
   attachmentData(uuid: string): { name: string; data: Buffer } | undefined {
     return this.one<{ name: string; data: Buffer }>("SELECT name, data FROM attachments WHERE uuid = ?", uuid);
@@ -361,6 +430,19 @@ export class ForgeStore {
   }
   hooksOfRepo(repoId: number): HookRow[] {
     return this.all<HookRow>("SELECT * FROM hooks WHERE repo_id = ? ORDER BY id", repoId);
+  }
+  updateHook(id: number, h: Pick<HookRow, "url" | "content_type" | "events" | "branch_filter" | "authorization_header" | "active" | "updated_unix">): void {
+    this.run(
+      "UPDATE hooks SET url = ?, content_type = ?, events = ?, branch_filter = ?, authorization_header = ?, active = ?, updated_unix = ? WHERE id = ?",
+      h.url,
+      h.content_type,
+      h.events,
+      h.branch_filter,
+      h.authorization_header,
+      h.active,
+      h.updated_unix,
+      id,
+    );
   }
   deleteHook(id: number): void {
     this.run("DELETE FROM hooks WHERE id = ?", id);

@@ -2,8 +2,25 @@
 import type { Logger } from "pino";
 import type { SignInLimits } from "./sign-in-limit.ts";
 
-/** Access a user has to one repository (Forgejo's perm.AccessMode, reduced). */
-export type AccessMode = "none" | "read" | "write" | "admin";
+/**
+ * Access a user has to one repository: Forgejo's perm.AccessMode (models/perm/access_mode.go:13-24), whose
+ * String() is what the permission API answers. "owner" is what site admins and the repository's owner get
+ * (models/perm/access/repo_permission.go:225-226).
+ */
+export type AccessMode = "none" | "read" | "write" | "admin" | "owner";
+
+/** A team of an organisation: its AccessMode and its per-unit modes ("issues", "code", "pulls", …). */
+export interface TeamRow {
+  id: number;
+  org_id: number;
+  name: string;
+  access_mode: AccessMode;
+  /** JSON object unit → mode. */
+  units: string;
+}
+
+/** What a collaboration can hold (AddCollaboratorOption.permission; perm.ParseAccessMode knows no "owner"). */
+export type CollaboratorMode = "read" | "write" | "admin";
 
 /** Restricts fault injection to some requests. Empty/undefined lists match everything. */
 export interface FaultMatch {
@@ -53,6 +70,11 @@ export interface ForgeOptions {
   bodyTimeoutMs?: number;
   /** Web sign-in attempts allowed per client IP and per account name in a window (default 10 and 5 a minute); then 429. */
   signInLimits?: Partial<SignInLimits>;
+  /**
+   * [api] MAX_RESPONSE_ITEMS (default 50): the largest page a list answers. Instances may lower it; clients
+   * read it at GET /settings/api, and must follow Link / X-Total-Count rather than assume 50.
+   */
+  maxResponseItems?: number;
 }
 
 /** Result of a route handler; the server turns it into bytes (or a fault). */

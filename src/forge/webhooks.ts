@@ -9,15 +9,14 @@ import https from "node:https";
 import type { Logger } from "pino";
 import { goJsonIndent } from "./go-json.ts";
 import { hookEvents } from "./convert.ts";
+export { expandHookEvents } from "./hook-events.ts";
 import { eventHeader, type HookEventType } from "./payloads.ts";
 import type { ForgeStore } from "./store-sqlite.ts";
 import type { DeliveryRecord, HookRow } from "./types.ts";
 
-/** Does a hook subscribed to `events` receive `t`? ("issues" covers issue_label like Forgejo's issuesHook()). */
+/** Does a hook whose (expanded) events are `events` receive `t`? Each type has its own flag, as in Forgejo. */
 export function hookWants(events: string[], t: HookEventType): boolean {
-  if (t === "issue_comment") return events.includes("issue_comment");
-  if (t === "issue_label") return events.includes("issues") || events.includes("issue_label");
-  return events.includes("issues") || events.includes("issues_only");
+  return events.includes(t);
 }
 
 export class WebhookDispatcher {

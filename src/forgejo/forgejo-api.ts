@@ -10,6 +10,39 @@ export interface RepoRef {
 }
 
 const repoName = (r: RepoRef) => `repository ${r.owner}/${r.repo}`;
+
+/** Pages asked for by list reads; Forgejo caps it at [api] MAX_RESPONSE_ITEMS (50 by default, often lower). */
+const PAGE_LIMIT = 50;
+/** A list longer than this many pages is a runaway loop, not a repository. */
+const MAX_PAGES = 10_000;
+
+/** The page number of a Link header's rel="next" (Forgejo's genAPILinks, services/context/api.go:226-264), or null. */
+export function nextPageFromLink(link: string | undefined): number | null {
+  if (!link) return null;
+  for (const part of link.split(",")) {
+    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part.trim());
+    if (!m) continue;
+    const page = Number(new URL(m[1] as string, "http://x/").searchParams.get("page"));
+    return Number.isInteger(page) && page > 0 ? page : null;
+  }
+  return null;
+}
+
+/**
+ * Whether a list read must ask for the page after `page`: Link rel="next" when the endpoint sends Link
+ * (issues), else X-Total-Count against what was read so far (labels, hooks, collaborators send only the
+ * count), else "this page was not empty". Never "the page was full": an instance that lowers
+ * MAX_RESPONSE_ITEMS answers shorter pages than asked for, and stopping at a short page would end the
+ * read early.
+ */
+export function hasMorePages(headers: Record<string, string | undefined>, page: number, itemsSoFar: number, pageLength: number): number | null {
+  if (pageLength === 0) return null;
+  const next = nextPageFromLink(headers["link"]);
+  if (headers["link"] !== undefined) return next !== null && next > page ? next : null;
+  const total = headers["x-total-count"];
+  if (total !== undefined && /^\d+$/.test(total.trim())) return itemsSoFar < Number(total) ? page + 1 : null;
+  return page + 1;
+}
 const issueName = (r: RepoRef, n: number) => `issue #${n} of ${r.owner}/${r.repo}`;
 const Empty = z.unknown();
 
@@ -43,6 +76,26 @@ export class ForgejoApi {
     });
     const total = res.headers["x-total-count"];
     return { issues: res.data, totalCount: total === undefined ? null : Number(total) };
+  }
+
+  /**
+   * Every issue matching `q`, all pages: follows Link rel="next" (Forgejo sends it on this list), so a
+   * lowered MAX_RESPONSE_ITEMS, which shortens every page, still reads to the end.
+   */
+  async listAllIssues(r: RepoRef, q: { state?: "open" | "closed" | "all"; labels?: string; q?: string; type?: "issues" | "pulls" } = {}): Promise<ForgejoIssue[]> {
+    return this.readAll("GET /repos/{owner}/{repo}/issues", { owner: r.owner, repo: r.repo, type: "issues", ...q }, z.array(IssueSchema), repoName(r));
+  }
+
+  /** Read a paged list to its end (see hasMorePages). */
+  private async readAll<T>(route: string, params: Record<string, string | number | boolean | undefined>, schema: z.ZodType<T[]>, what: string): Promise<T[]> {
+    const all: T[] = [];
+    let page: number | null = 1;
+    for (let n = 0; page !== null && n < MAX_PAGES; n++) {
+      const res: { data: T[]; headers: Record<string, string | undefined> } = await this.client.call(route, { params: { ...params, page, limit: PAGE_LIMIT }, schema, what });
+      all.push(...res.data);
+      page = hasMorePages(res.headers, page, all.length, res.data.length);
+    }
+    return all;
   }
 
   async getIssue(r: RepoRef, index: number): Promise<ForgejoIssue> {
@@ -124,8 +177,9 @@ export class ForgejoApi {
     return Buffer.from(res.data);
   }
 
+  /** Every label of the repository, all pages (X-Total-Count): a repository may have more than one page of labels. */
   async listLabels(r: RepoRef): Promise<ForgejoLabel[]> {
-    return (await this.client.call("GET /repos/{owner}/{repo}/labels", { params: { ...r, limit: 50 }, schema: z.array(LabelSchema), what: repoName(r) })).data;
+    return this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r));
   }
 
   async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<ForgejoLabel> {
@@ -136,8 +190,12 @@ export class ForgejoApi {
     return (await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })).data;
   }
 
+  /**
+   * Every webhook of the repository, all pages. `events` is the list Forgejo keeps, expanded: a hook
+   * created with ["issues"] lists issues, issue_assign, issue_label, issue_milestone and issue_comment.
+   */
   async listHooks(r: RepoRef): Promise<ForgejoHook[]> {
-    return (await this.client.call("GET /repos/{owner}/{repo}/hooks", { params: { ...r }, schema: z.array(HookSchema), what: repoName(r) })).data;
+    return this.readAll("GET /repos/{owner}/{repo}/hooks", { ...r }, z.array(HookSchema), repoName(r));
   }
 
   async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<ForgejoHook> {
@@ -153,21 +211,18 @@ export class ForgejoApi {
     return (await this.client.call("GET /repos/{owner}/{repo}", { params: { ...r }, schema: RepoSchema, what: repoName(r) })).data;
   }
 
-  /** Every collaborator (paged by 50; at most `maxPages` pages). Forgejo lists users only, not their modes. */
-  async listCollaborators(r: RepoRef, maxPages = 20): Promise<ForgejoUser[]> {
-    const all: ForgejoUser[] = [];
-    for (let page = 1; page <= maxPages; page++) {
-      const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators", { params: { ...r, page, limit: 50 }, schema: z.array(UserSchema), what: repoName(r) });
-      all.push(...res.data);
-      if (res.data.length < 50) break;
-    }
-    return all;
+  /** Every collaborator, all pages (X-Total-Count; Forgejo sends no Link here). Forgejo lists users only, not their modes. */
+  async listCollaborators(r: RepoRef): Promise<ForgejoUser[]> {
+    return this.readAll("GET /repos/{owner}/{repo}/collaborators", { ...r }, z.array(UserSchema), repoName(r));
   }
 
   /**
    * GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission: the user's access mode to the
-   * repository ("owner", "admin", "write", "read" or "none"). Forgejo answers 403 unless the token's
-   * user is a site admin, a repo admin, or the user asked about; 404 for an unknown user.
+   * repository ("owner", "admin", "write", "read" or "none"). A site admin reads as "owner", like the
+   * repository's owner (models/perm/access/repo_permission.go:225-226); a team member reads as the team's
+   * mode, which for a team with per-unit rights is the lowest of them (models/unit/unit.go:434-449), so it
+   * can say "read" for someone who may write issues. Forgejo answers 403 unless the token's user is a site
+   * admin, a repo admin, or the user asked about; 404 for an unknown user.
    */
   async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
     const res = await this.client.call("GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission", {

@@ -1,6 +1,6 @@
 export { ForgejoClient, isOutcomeUnknown, isRetryable } from "./forgejo-client.ts";
 export type { ForgejoClientOptions, CallOptions, CallResult } from "./forgejo-client.ts";
-export { ForgejoApi } from "./forgejo-api.ts";
+export { ForgejoApi, hasMorePages, nextPageFromLink } from "./forgejo-api.ts";
 export { forgejoTime } from "./forgejo-time.ts";
 export type { RepoRef } from "./forgejo-api.ts";
 export * from "./schemas.ts";

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { JsonValueSchema } from "../protocol/index.ts";
 import type { SealedEntry, SealedState } from "../projection/index.ts";
 
 /**
@@ -28,6 +29,8 @@ const FoldSchema = z
     believed: z.array(z.object({ kind: z.literal("checkpoint"), commentId: z.number() }).passthrough()),
     control: z.object({ paused: z.unknown(), hidden: z.unknown(), pending: z.unknown() }),
     refused: z.array(z.object({ commentId: z.number(), reason: z.string() }).passthrough()),
+    // Kinds projected through their `project` hook; absent in states written before there were any.
+    kinds: z.record(z.string(), z.object({ commentId: z.number(), createdAt: z.string(), value: JsonValueSchema })).default({}),
   })
   .passthrough();
 

@@ -1,5 +1,5 @@
-import { DEFAULT_READER_LIMITS, markerOf, parseComment, toResumePoint } from "../protocol/index.ts";
-import type { Checkpoint, PhaseMap, ReaderLimits } from "../protocol/index.ts";
+import { COMMENT_KINDS, DEFAULT_READER_LIMITS, markerOf, toResumePoint } from "../protocol/index.ts";
+import type { Checkpoint, KindRegistry, PhaseMap, ReaderLimits } from "../protocol/index.ts";
 import { compareCodePoints } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
@@ -13,12 +13,14 @@ import { entryKey } from "./entry-key.ts";
 import type { AgentEntry, Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
 import { RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
 import { insertSorted, removeSorted, indexOfSorted } from "./sorted-ids.ts";
-import { compareVersions, toStoredRecord } from "./stored-comment.ts";
+import { compareVersions, parseWith, toStoredRecord } from "./stored-comment.ts";
 import type { StoredRecord, Version } from "./stored-comment.ts";
 
 export interface ProjectionOptions {
   /** Bounds passed to the protocol reader. */
   readerLimits?: Partial<ReaderLimits>;
+  /** The comment kinds to read (default the protocol's; see CommentKind's `project` for a kind of your own). */
+  kinds?: KindRegistry;
   /**
    * Keep at most about twice this many records per agent+session in memory
    * (the bot): older ones are folded into a small state and dropped. A change
@@ -202,6 +204,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     trustedAuthors: new Set([...policy.trustedAuthors].map((a) => a.toLowerCase())),
     ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}),
     ...(options.readerLimits !== undefined ? { readerLimits: options.readerLimits } : {}),
+    ...(options.kinds !== undefined ? { kinds: options.kinds } : {}),
   };
   const derive = { legacyWriters: policy.legacyWriters ?? DEFAULT_LEGACY_WRITERS };
   const maxBodyBytes = options.readerLimits?.maxBodyBytes ?? DEFAULT_READER_LIMITS.maxBodyBytes;
@@ -216,7 +219,9 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
   let maxUpdatedMs = Number.NEGATIVE_INFINITY;
   let watermarkDirty = false;
   // The legacy-writer policy decides which checkpoints the folds believe, like the trust list.
-  const policyPrint = bodyHash(JSON.stringify([[...ctx.trustedAuthors].sort(), ctx.signingKey ?? null, hot ?? 0, derive.legacyWriters]));
+  // Kinds of one's own change what is folded too (the protocol's alone leave the fingerprint as it was).
+  const extraKinds = options.kinds?.kinds.filter((k) => !COMMENT_KINDS.some((b) => b.kind === k.kind)).map((k) => k.kind) ?? [];
+  const policyPrint = bodyHash(JSON.stringify([[...ctx.trustedAuthors].sort(), ctx.signingKey ?? null, hot ?? 0, derive.legacyWriters, ...(extraKinds.length ? [extraKinds] : [])]));
   /** From restoreSealed until restoreDone: comment id → the entry it was folded into, and its digest. */
   let pendingCold: Map<number, { k: KeyState; updatedMs: number; hash: string; multi: boolean }> | null = null;
 
@@ -322,7 +327,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
   const noteFor = (c: CommentRecord): Note | null => {
     const trusted = ctx.trustedAuthors.has(c.author.toLowerCase());
     const oversized = c.body.length > maxBodyBytes;
-    if (!trusted && (oversized || parseComment(c.body, ctx.readerLimits).kind !== "none")) return { kind: "untrusted", author: c.author.toLowerCase() };
+    if (!trusted && (oversized || parseWith(ctx, c.body).kind !== "none")) return { kind: "untrusted", author: c.author.toLowerCase() };
     if (!oversized) return null;
     const mib = (c.body.length / 1024 / 1024).toFixed(1);
     return {
@@ -374,7 +379,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       // Deleted for good; a late copy only tells us what it was.
       if (tomb.version && compareVersions({ updatedMs, hash }, tomb.version) <= 0) return false;
       tomb.version = { updatedMs, hash, multi: tomb.version?.multi ?? false };
-      const p = noteFor(c) ? ({ kind: "none" } as const) : parseComment(c.body, ctx.readerLimits);
+      const p = noteFor(c) ? ({ kind: "none" } as const) : parseWith(ctx, c.body);
       tomb.deleted = p.kind === "checkpoint" ? deletedAnomaly(c.id, p.checkpoint, c.htmlUrl) : null;
       return true;
     }
@@ -466,7 +471,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       const cr: CommentRecord = { id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl !== undefined ? { htmlUrl: c.htmlUrl } : {}) };
       const tomb = tombs.get(c.id);
       if (tomb && tombIds.has(c.id)) {
-        const p = noteFor(cr) ? ({ kind: "none" } as const) : parseComment(c.body, ctx.readerLimits);
+        const p = noteFor(cr) ? ({ kind: "none" } as const) : parseWith(ctx, c.body);
         tomb.deleted = p.kind === "checkpoint" ? deletedAnomaly(c.id, p.checkpoint, c.htmlUrl) : null;
         continue;
       }

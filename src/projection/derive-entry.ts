@@ -1,4 +1,4 @@
-import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, EntryCounts, HealthState, LatestCheckpoint, NotUsedCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
+import type { AgentEntry, Anomaly, AnomalyKind, ControlRef, EntryControl, EntryCounts, HealthState, KindShown, LatestCheckpoint, NotUsedCheckpoint, RecentCheckpoint } from "./projection-snapshot.ts";
 import { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-snapshot.ts";
 import { DEFAULT_LEGACY_WRITERS, isLegacyCheckpoint } from "./legacy-writers.ts";
 import type { LegacyWriters } from "./legacy-writers.ts";
@@ -57,6 +57,8 @@ export interface EntryFold {
   control: EntryControl;
   /** Checkpoints not believed, oldest first: `notUsed` lists those newer than the resume point. */
   refused: NotUsedCheckpoint[];
+  /** Other kinds' newest trusted comment, by kind name (their registry line's `project` hook). */
+  kinds: Record<string, KindShown>;
 }
 
 export function startFold(agent: string, session: string): EntryFold {
@@ -74,6 +76,7 @@ export function startFold(agent: string, session: string): EntryFold {
     believed: [],
     control: { paused: null, hidden: null, pending: null },
     refused: [],
+    kinds: {},
   };
 }
 
@@ -87,6 +90,7 @@ export function cloneFold(f: EntryFold): EntryFold {
     believed: [...f.believed],
     control: { ...f.control },
     refused: [...f.refused],
+    kinds: { ...f.kinds },
   };
 }
 
@@ -106,7 +110,7 @@ export function sealFold(f: EntryFold, keepBelieved: number): EntryFold {
 /** Fold records (in comment-id order, all after those already folded) into `f`, in place. */
 export function foldRecords(f: EntryFold, records: readonly StoredRecord[], options: DeriveOptions = {}): EntryFold {
   const legacyWriters = options.legacyWriters ?? DEFAULT_LEGACY_WRITERS;
-  const { agent, session, anomalies, counts, firstById, signals, believed, control, refused } = f;
+  const { agent, session, anomalies, counts, firstById, signals, believed, control, refused, kinds } = f;
   let { maxEpoch, prevSeq, latestRecord, healthRecord } = f;
   const flag = (r: StoredRecord, kind: AnomalyKind, detail: string) =>
     anomalies.push({ kind, commentId: r.commentId, agent, session, detail, ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) });
@@ -139,6 +143,13 @@ export function foldRecords(f: EntryFold, records: readonly StoredRecord[], opti
       continue;
     }
     const edited = r.editedByTime || r.version.multi;
+    if (r.kind === "extension") {
+      // Same author and edit checks as a health signal; the newest trusted one is shown.
+      if (!r.trustedAuthor) flag(r, "untrusted-author", `${r.name} from an author outside the trusted list; ignored`);
+      else if (edited) flag(r, "edited", `${r.name} was edited after posting; ignored`);
+      else kinds[r.name] = { commentId: r.commentId, createdAt: iso(r.createdMs), value: r.value };
+      continue;
+    }
     if (r.kind === "control") {
       const c = r.control;
       // Controls are not counted as checkpoints; a refused one is still an anomaly a person should see.
@@ -278,6 +289,8 @@ export function finishFold(f: EntryFold): DerivedEntry {
   const entry: AgentEntry = { agent, session, latest, maxEpoch: Math.max(0, maxEpoch), counts: { ...counts }, health, lastSignalAt: last === null ? null : iso(last), intervalsMs };
   if (believed.length) entry.recent = believed.slice(-RECENT_CHECKPOINTS).reverse().map(toRecent);
   if (control.paused || control.hidden || control.pending) entry.control = { ...control };
+  // Absent in a fold restored from a store written before kinds existed.
+  if (f.kinds && Object.keys(f.kinds).length) entry.kinds = { ...f.kinds };
   const after = latestRecord?.commentId ?? 0;
   const notUsed = f.refused.filter((n) => n.commentId > after);
   if (notUsed.length) entry.notUsed = notUsed.slice(-MAX_NOT_USED).reverse();

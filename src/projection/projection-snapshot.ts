@@ -148,6 +148,18 @@ export interface AgentEntry {
   control?: EntryControl;
   /** Refused checkpoints newer than the resume point, newest first, at most MAX_NOT_USED (absent when none). */
   notUsed?: NotUsedCheckpoint[];
+  /**
+   * Kinds projected through their registry line's `project` hook (none of the protocol's own): the newest
+   * trusted, unedited comment of each, by kind name (absent when none).
+   */
+  kinds?: Record<string, KindShown>;
+}
+
+/** A kind's newest trusted comment as its `project` hook shows it. */
+export interface KindShown {
+  commentId: number;
+  createdAt: string;
+  value: JsonValue;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { parseComment, verifyCheckpointSignature, verifyControlSignature } from "../protocol/index.ts";
-import type { Checkpoint, CommentKindName, Control, Health, ReaderLimits } from "../protocol/index.ts";
+import { COMMENT_KINDS, parseComment, verifyCheckpointSignature, verifyControlSignature } from "../protocol/index.ts";
+import type { Checkpoint, Control, Health, JsonValue, KindRegistry, ParsedComment, ReaderLimits } from "../protocol/index.ts";
 import type { CommentRecord } from "./comment-event.ts";
 import { entryKey } from "./entry-key.ts";
 
@@ -48,13 +48,29 @@ export type StoredRecord =
   | (RecordBase & { kind: "checkpoint"; key: string; agent: string; session: string; checkpoint: CompactCheckpoint; sig: SignatureStatus })
   | (RecordBase & { kind: "health"; key: string; agent: string; session: string; health: StoredHealth })
   | (RecordBase & { kind: "control"; key: string; agent: string; session: string; control: Control; sig: SignatureStatus })
-  | (RecordBase & { kind: "invalid"; error: string; marker: CommentKindName });
+  /** A kind of the registry that has no rules in the projection but a `project` hook (see CommentKind). */
+  | (RecordBase & { kind: "extension"; key: string; agent: string; session: string; name: string; value: JsonValue })
+  /** `marker`: the kind's name (a kind outside the protocol's may be named too). */
+  | (RecordBase & { kind: "invalid"; error: string; marker: string });
 
 export interface RecordContext {
   trustedAuthors: ReadonlySet<string>;
   signingKey?: string;
   readerLimits?: Partial<ReaderLimits>;
+  /** The kinds to read (default the protocol's). */
+  kinds?: KindRegistry;
 }
+
+/**
+ * parseComment under the context's kinds, typed as the protocol's: a kind of one's own is told apart
+ * by its name (OWN_RULES) before any of its fields is read.
+ */
+export function parseWith(ctx: Pick<RecordContext, "readerLimits" | "kinds">, body: string): ParsedComment {
+  return parseComment(body, ctx.readerLimits, ctx.kinds) as ParsedComment;
+}
+
+/** The kinds the projection has rules of its own for (derive-entry.ts); any other goes through its `project` hook. */
+const OWN_RULES: ReadonlySet<string> = new Set(COMMENT_KINDS.map((k) => k.kind));
 
 /**
  * A copy that shares no storage with the comment body. V8 represents a
@@ -77,7 +93,7 @@ function sniffSession(body: string): string | null {
  * that is not the protocol's (its body is not kept anywhere).
  */
 export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordContext): StoredRecord | null {
-  const parsed = parseComment(c.body, ctx.readerLimits);
+  const parsed = parseWith(ctx, c.body);
   if (parsed.kind === "none") return null;
   const createdMs = Date.parse(c.createdAt);
   const trustedAuthor = ctx.trustedAuthors.has(c.author.toLowerCase());
@@ -90,6 +106,14 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
     const agent = detach(parsed.agent);
     const key = agent !== null && session !== null ? entryKey(agent, session) : null;
     return { kind: "invalid", commentId, key, agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: detach(parsed.error), marker: parsed.marker };
+  }
+  if (!OWN_RULES.has(parsed.kind)) {
+    const kind = ctx.kinds?.byName(parsed.kind);
+    const value = (parsed as Record<string, unknown>)[parsed.kind];
+    if (!kind?.project) return null; // read, not projected
+    const { agent, session } = kind.entryOf(value);
+    const at = { commentId, createdMs, htmlUrl, trustedAuthor, editedByTime, version };
+    return { kind: "extension", name: kind.kind, key: entryKey(agent, session), agent: detach(agent), session: detach(session), value: kind.project(value), ...at };
   }
   if (parsed.kind === "health") {
     const { metrics, ...m } = parsed.health;

@@ -1,18 +1,21 @@
 import * as z from "zod";
-import { CheckpointSchema, ControlSchema, HealthSchema } from "./schemas.ts";
+import type { AnyCommentKind } from "./comment-kind.ts";
+import { PROTOCOL_KINDS } from "./comment-kinds.ts";
+import type { KindRegistry } from "./comment-kinds.ts";
 import { JsonValueSchema, jsonValueJsonSchema } from "./json-value.ts";
 
 /**
  * JSON Schema (draft 2020-12) of the data model, for agents in other languages.
  * Written to schema/checkpost.schema.json by `npm run schema`; a test keeps the
- * committed file equal to this.
+ * committed file equal to this. One $defs entry per comment kind (its registry line's `jsonSchema`).
  */
-export function protocolJsonSchema(): Record<string, unknown> {
+export function protocolJsonSchema(kinds: KindRegistry<readonly AnyCommentKind[]> = PROTOCOL_KINDS): Record<string, unknown> {
   const registry = z.registry<{ id: string; description: string }>();
-  registry.add(CheckpointSchema, { id: "Checkpoint", description: "A [CHECKPOINT] comment's fields (protocol 1.0 plus checkpost's additive Id/Seq/Epoch/Signature)." });
+  const [first, ...rest] = kinds.kinds;
+  // The first kind, then JsonValue, then the rest: the order the committed file has always had.
+  if (first) registry.add(first.schema, first.jsonSchema);
   registry.add(JsonValueSchema, { id: "JsonValue", description: "Any JSON value (finite numbers only)." });
-  registry.add(HealthSchema, { id: "Health", description: "A [HEALTH] comment's fields." });
-  registry.add(ControlSchema, { id: "Control", description: "A [CONTROL] comment's fields (checkpost's additive kind; 1.0 readers ignore it)." });
+  for (const k of rest) registry.add(k.schema, k.jsonSchema);
   const out = z.toJSONSchema(registry, {
     unrepresentable: "any",
     io: "output",

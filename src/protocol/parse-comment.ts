@@ -1,8 +1,10 @@
-import type { Checkpoint, ParsedComment } from "./schemas.ts";
+import type { Checkpoint } from "./schemas.ts";
 import type { JsonValue } from "./json-value.ts";
 import { CheckpointParseError } from "../errors.ts";
 import { InvalidComment as Invalid } from "./comment-kind.ts";
-import { kindForHead } from "./comment-kinds.ts";
+import type { AnyCommentKind } from "./comment-kind.ts";
+import { PROTOCOL_KINDS, markerOf } from "./comment-kinds.ts";
+import type { KindRegistry, ParsedFor, ProtocolKinds } from "./comment-kinds.ts";
 
 /** Bounds on what the reader will look at; anything beyond is reported invalid, not parsed. */
 export interface ReaderLimits {
@@ -19,15 +21,18 @@ export const DEFAULT_READER_LIMITS: ReaderLimits = { maxBodyBytes: 1024 * 1024, 
  * `{kind:"invalid", error}`. The marker must open the comment (first non-blank
  * line), so a person quoting `[CHECKPOINT]` is not mistaken for a checkpoint.
  * Accepts CRLF, a missing closing fence (the seed's f-string as published),
- * blank lines and trailing spaces, and header lines in any order.
+ * blank lines and trailing spaces, and header lines in any order. `registry`: the kinds to read
+ * (default the protocol's; a test or an extension may add its own).
  */
-export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}): ParsedComment {
+export function parseComment<Ks extends readonly AnyCommentKind[] = ProtocolKinds>(body: unknown, limits: Partial<ReaderLimits> = {}, registry?: KindRegistry<Ks>): ParsedFor<Ks> {
+  type Parsed = ParsedFor<Ks>;
   if (typeof body !== "string") return { kind: "none" };
   const { maxBodyBytes, maxJsonDepth } = { ...DEFAULT_READER_LIMITS, ...limits };
+  const kinds = (registry ?? PROTOCOL_KINDS) as KindRegistry;
 
   // Cheap rejection first: most comments on the issue are not ours.
   const start = firstNonBlank(body);
-  const kind = kindForHead(body.slice(start, start + 16));
+  const kind = kinds.forHead(body.slice(start, start + kinds.headLength));
   if (kind === undefined) return { kind: "none" };
   const marker = kind.kind;
 
@@ -37,7 +42,7 @@ export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}):
   const firstEnd = nl < 0 ? text.length : nl;
   const first = text.slice(from, firstEnd).trim();
   const agent = first.slice(kind.marker.length).trim();
-  const invalid = (error: string): ParsedComment => ({ kind: "invalid", marker, agent: agent || null, error });
+  const invalid = (error: string): Parsed => ({ kind: "invalid", marker, agent: agent || null, error });
 
   // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when the length alone cannot decide.
   if (body.length > maxBodyBytes || (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, "utf8") > maxBodyBytes)) return invalid(`comment body exceeds the reader's ${maxBodyBytes}-byte limit`);
@@ -48,15 +53,8 @@ export function parseComment(body: unknown, limits: Partial<ReaderLimits> = {}):
     if (kind.json === "required" && json === null) throw new Invalid("no ```json block");
     if (kind.json === "none" && json !== null) throw new Invalid(`a ${kind.marker} comment has no \`\`\`json block`);
     const value = json === null ? null : parseJson(json, maxJsonDepth);
-    // Each branch names its own field, so the union stays discriminated for callers.
-    switch (kind.kind) {
-      case "checkpoint":
-        return { kind: "checkpoint", checkpoint: kind.read(agent, headers, value) };
-      case "health":
-        return { kind: "health", health: kind.read(agent, headers, value) };
-      case "control":
-        return { kind: "control", control: kind.read(agent, headers, value) };
-    }
+    // `{kind, [kind]: value}`: each kind names its own field, so the union stays discriminated for callers.
+    return { kind: kind.kind, [kind.kind]: kind.read(agent, headers, value) } as Parsed;
   } catch (e) {
     if (e instanceof Invalid) return invalid(e.message);
     throw e;
@@ -81,7 +79,7 @@ export function safeParseCheckpoint(body: string, limits?: Partial<ReaderLimits>
   const p = parseComment(body, limits);
   if (p.kind === "checkpoint") return { success: true, data: p.checkpoint };
   if (p.kind === "invalid") return { success: false, error: `invalid ${p.marker}: ${p.error}` };
-  if (p.kind === "health" || p.kind === "control") return { success: false, error: `this is a [${p.kind.toUpperCase()}] comment, not a checkpoint` };
+  if (p.kind !== "none") return { success: false, error: `this is a ${markerOf(p.kind)} comment, not a checkpoint` };
   return { success: false, error: "the comment does not open with [CHECKPOINT]" };
 }
 

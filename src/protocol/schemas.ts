@@ -127,18 +127,3 @@ export const ControlInputSchema = ControlSchema.omit({ version: true, timestamp:
     .refine((s) => !/[\r\n]/.test(s), "must be a single line"),
 });
 export type ControlInput = z.infer<typeof ControlInputSchema>;
-
-/** The reader's verdict on one comment body. Never thrown: invalid bodies say why. */
-export const ParsedCommentSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema }),
-  z.object({ kind: z.literal("health"), health: HealthSchema }),
-  z.object({ kind: z.literal("control"), control: ControlSchema }),
-  z.object({
-    kind: z.literal("invalid"),
-    marker: z.enum(["checkpoint", "health", "control"]),
-    agent: z.string().nullable(),
-    error: z.string(),
-  }),
-  z.object({ kind: z.literal("none") }),
-]);
-export type ParsedComment = z.infer<typeof ParsedCommentSchema>;

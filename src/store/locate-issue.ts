@@ -36,18 +36,13 @@ export function isSessionIssue(issue: { title: string; labels?: { name: string }
   return !issue.pull_request && issue.title.includes(opts.title) && (issue.labels ?? []).some((l) => l.name === opts.label);
 }
 
-/** Every open session-state issue of a repo, newest first. */
+/**
+ * Every open session-state issue of a repo, newest first. All pages are read (Link rel="next"): an instance
+ * with a lowered MAX_RESPONSE_ITEMS answers shorter pages than asked for, so a short page is not the end.
+ */
 export async function listSessionIssues(api: ForgejoApi, repo: RepoRef, opts: { title: string; label: string }): Promise<ForgejoIssue[]> {
-  const matches: ForgejoIssue[] = [];
-  const limit = 50; // Forgejo's default MAX_RESPONSE_ITEMS
-  for (let page = 1; ; page++) {
-    const { issues, totalCount } = await api.listIssues(repo, { state: "open", labels: opts.label, type: "issues", page, limit });
-    for (const issue of issues) {
-      if (isSessionIssue(issue, opts)) matches.push(issue);
-    }
-    if (issues.length < limit || (totalCount !== null && page * limit >= totalCount)) break;
-  }
-  return matches.sort((a, b) => b.number - a.number);
+  const issues = await api.listAllIssues(repo, { state: "open", labels: opts.label, type: "issues" });
+  return issues.filter((issue) => isSessionIssue(issue, opts)).sort((a, b) => b.number - a.number);
 }
 
 async function createIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {

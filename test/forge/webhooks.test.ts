@@ -142,18 +142,25 @@ describe("webhooks", () => {
     expect(hung.headers["x-hub-signature-256"]).toBe("sha256=");
   });
 
-  it("inactive hooks and hooks without the event get nothing", async () => {
+  it('inactive hooks and hooks without the event get nothing; "issues" includes issue_comment', async () => {
+    s.forge.admin.setWebhookTimeout(5000); // the 200 ms of beforeEach is for the timeout test; a loaded machine can exceed it
     await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
       token: s.alice,
       body: { type: "forgejo", config: { url: `${rx.url}/inactive`, content_type: "json" }, events: ["issue_comment"] },
     });
     await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
       token: s.alice,
-      body: { type: "forgejo", config: { url: `${rx.url}/issues-only`, content_type: "json" }, events: ["issues"], active: true },
+      body: { type: "forgejo", config: { url: `${rx.url}/issues-only`, content_type: "json" }, events: ["issues_only"], active: true },
     });
+    // "issues" turns on every issue sub-event, issue_comment included (routers/api/v1/utils/hook.go:155-157, :196-200).
+    const all = await api(s.forge, "POST", "/repos/alice/widgets/hooks", {
+      token: s.alice,
+      body: { type: "forgejo", config: { url: `${rx.url}/issues-all`, content_type: "json" }, events: ["issues"], active: true },
+    });
+    expect((all.json as { events: string[] }).events).toEqual(["issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"]);
     const issue = s.forge.admin.createIssue("alice", "widgets", { title: "quiet" });
     await api(s.forge, "POST", `/repos/alice/widgets/issues/${issue.number}/comments`, { token: s.bob, body: { body: "x" } });
     await s.forge.admin.idle();
-    expect(rx.received.map((r) => r.path)).toEqual(["/hook"]);
+    expect(rx.received.map((r) => r.path).sort()).toEqual(["/hook", "/issues-all"]);
   });
 });

@@ -167,7 +167,8 @@ describe("checkpost CLI", () => {
     const second = io(env);
     expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], second.cli)).toBe(0);
     const out = second.json() as { hook_id: number; url: string; events: string[]; replaced: number[] };
-    expect(out).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks", events: ["issues", "issue_comment"] });
+    // Forgejo keeps the hook's events expanded: "issues" turns on every issue sub-event (routers/api/v1/utils/hook.go:155-157).
+    expect(out).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks", events: ["issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"] });
     expect(out.replaced).toEqual([(first.json() as { hook_id: number }).hook_id]);
     const hooks = await world.api().listHooks({ owner: "agent", repo: "work" });
     expect(hooks.map((h) => h.id)).toEqual([out.hook_id]);

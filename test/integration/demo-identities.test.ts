@@ -1,5 +1,5 @@
 /**
- * Issue 19.8: the demo `npm start` makes (the bot's wiring in src/bot/main.ts, without FORGEJO_URL).
+ * Issue 19.8: the demo `npm start` makes (the bot's wiring in src/app/bot-main.ts, without FORGEJO_URL).
  * Agents get their own non-admin user; the bot's site-admin token stays in its owner-only file and is
  * never printed; the printed lines use the agent identity; and the fresh demo passes `checkpost doctor`.
  */
@@ -27,7 +27,7 @@ afterEach(async () => {
 function startDemo(dataDir: string): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, CHECKPOST_DATA_DIR: dataDir, PORT: "0", CHECKPOST_FORGE_PORT: "0", LOG_LEVEL: "warn" };
   for (const k of ["FORGEJO_URL", "FORGEJO_TOKEN", "CHECKPOST_API_TOKEN", "CHECKPOST_SIGNING_KEY", "CHECKPOST_TRUSTED_AUTHORS", "WEBHOOK_SECRET"]) delete env[k];
-  const c = spawn(process.execPath, ["--import", "tsx", "src/bot/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const c = spawn(process.execPath, ["--import", "tsx", "src/app/bot-main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   child = c;
   return new Promise((resolve, reject) => {
     let out = "";

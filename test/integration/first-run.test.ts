@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmbeddedForgejo } from "../../src/bot/embedded-forgejo.ts";
+import { startEmbeddedForgejo } from "../../src/app/embedded-forgejo.ts";
 
 const run = promisify(execFile);
 const start = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));

@@ -7,6 +7,9 @@
  * Dependencies come from the npm cache first (`--prefer-offline`) and the npm registry otherwise.
  * Install scripts are skipped (better-sqlite3's would fetch a prebuilt binary from GitHub); nothing
  * tested here needs them.
+ *
+ * The tarball is installed alone first (a library user: no bot packages, docs/install.md), then the
+ * bot's optional peer dependencies are added for the bot's entry and the web view's mermaid.
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,6 +24,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; scripts: Record<string, string> };
 const execFileAsync = promisify(execFile);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+/** The optional peer dependencies (src/cli/optional-packages.ts): a library user installs none of them. */
+const OPTIONAL = ["better-sqlite3", "marked", "mermaid", "pg", "probot", "prom-client", "sanitize-html"];
 
 /** Newest modification time under a folder (ms). */
 function newest(dir: string): number {
@@ -75,7 +80,29 @@ describe("the packed tarball", () => {
     expect(stray).toEqual([]);
   });
 
-  it("imports from plain Node without loading probot or prom-client; checkpost/bot has the bot", () => {
+  it("installs light: none of the bot's packages, no native build", () => {
+    const installed = readdirSync(join(app, "node_modules"));
+    expect(OPTIONAL.filter((p) => installed.includes(p))).toEqual([]);
+    expect(findFiles(join(app, "node_modules"), "binding.gyp")).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(app, "node_modules/checkpost/package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional: boolean }>;
+    };
+    expect(Object.keys(manifest.dependencies).filter((d) => OPTIONAL.includes(d))).toEqual([]);
+    expect(OPTIONAL.every((p) => manifest.peerDependenciesMeta[p]?.optional === true)).toBe(true);
+    // checkpost/bot without them: Node names the missing package.
+    const r = spawnSyncNode(["--input-type=module", "-e", 'await import("checkpost/bot")']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/Cannot find package '(probot|prom-client|better-sqlite3|pg)'/);
+  });
+
+  it("ships the README's images", () => {
+    const images = [...readFileSync(join(root, "README.md"), "utf8").matchAll(/\]\((docs\/img\/[^)]+\.png)\)/g)].map((m) => m[1] as string);
+    expect(images.length).toBeGreaterThan(0);
+    expect(images.filter((i) => !files.includes(i))).toEqual([]);
+  });
+
+  it("imports from plain Node without loading probot, pg, better-sqlite3, prom-client, sanitize-html, marked or mermaid", () => {
     // A resolve hook records every module the import pulls in.
     writeFileSync(join(app, "hooks.mjs"), 'export async function resolve(s, c, next) { const r = await next(s, c); process._rawDebug("LOADED " + r.url); return r; }\n');
     writeFileSync(join(app, "register.mjs"), 'import { register } from "node:module"; register("./hooks.mjs", import.meta.url);\n');
@@ -93,9 +120,7 @@ describe("the packed tarball", () => {
     expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", bot: "undefined" });
     const loaded = spawnLoaded('await import("checkpost")');
     expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/index.js"))).toBe(true);
-    expect(loaded.filter((u) => /\/node_modules\/(probot|prom-client)\//.test(u))).toEqual([]);
-    const bot = spawnLoaded('const b = await import("checkpost/bot"); if (typeof b.createBot !== "function") throw new Error("no createBot")');
-    expect(bot.some((u) => /\/node_modules\/probot\//.test(u))).toBe(true);
+    expect(loaded.filter((u) => /\/node_modules\/(probot|prom-client|pg|better-sqlite3|sanitize-html|marked|mermaid)\//.test(u))).toEqual([]);
   });
 
   it("can be require()d from CommonJS (Node ≥ 20.19 loads ESM through require)", () => {
@@ -103,39 +128,7 @@ describe("the packed tarball", () => {
     expect(out).toBe("function");
   });
 
-  it("type-checks in a strict nodenext TypeScript consumer", () => {
-    mkdirSync(join(app, "node_modules/@types"), { recursive: true });
-    symlinkSync(join(root, "node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
-    writeFileSync(
-      join(app, "consumer.ts"),
-      [
-        'import { formatCheckpoint, parseComment, SessionStore, ForgejoApi, ForgejoClient, IMPLEMENTATION_WORKER_PHASE_MAP, type JsonObject } from "checkpost";',
-        'import { createBot, type BotConfig } from "checkpost/bot";',
-        'const data: JsonObject = { branch_name: "feat/x" };',
-        'const body: string = formatCheckpoint({ agent: "a", session: "s", phase: "clone_complete", timestamp: "2026-01-01T00:00:00Z", data });',
-        "const kind: string = parseComment(body).kind;",
-        'const store = new SessionStore({ api: new ForgejoApi(new ForgejoClient({ url: "http://127.0.0.1:1", token: "t" })), repo: { owner: "o", repo: "r" } });',
-        'const point: string | undefined = IMPLEMENTATION_WORKER_PHASE_MAP["clone_complete"];',
-        "const start: (c: BotConfig) => Promise<unknown> = (c) => createBot(c, { logger: undefined as never });",
-        "export { kind, store, point, start };",
-        "",
-      ].join("\n"),
-    );
-    // A deliberate mistake must be caught, so the check can fail.
-    writeFileSync(join(app, "wrong.ts"), 'import { formatCheckpoint } from "checkpost";\nformatCheckpoint({ agent: 1 });\n');
-    const tsconfig = (file: string) =>
-      JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] }, files: [file] });
-    writeFileSync(join(app, "tsconfig.json"), tsconfig("consumer.ts"));
-    writeFileSync(join(app, "tsconfig.wrong.json"), tsconfig("wrong.ts"));
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const ok = spawnTsc(tsc, "tsconfig.json");
-    expect(ok.output).toBe("");
-    expect(ok.status).toBe(0);
-    const bad = spawnTsc(tsc, "tsconfig.wrong.json");
-    expect(bad.status).not.toBe(0);
-    expect(bad.output).toContain("wrong.ts");
-    expect(bad.output).not.toContain("TS5097");
-  }, 900_000); // two full tsc runs that check every dependency's .d.ts (skipLibCheck off): minutes on a busy machine
+  // two full tsc runs that check every dependency's .d.ts (skipLibCheck off): minutes on a busy machine
 
   describe("the installed bin", () => {
     let world: ForgeWorld;
@@ -197,6 +190,61 @@ describe("the packed tarball", () => {
       expect(resumed).toMatchObject({ resume_point: "phase_2_subtasks", state: { step: 3 } });
     });
   });
+
+  describe("with the bot's optional packages installed", () => {
+    beforeAll(() => {
+      execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...OPTIONAL.map((p) => `${p}@${peerRange(p)}`)], {
+        cwd: app,
+        stdio: "pipe",
+      });
+    }, 600_000);
+
+    it("checkpost/bot loads the bot", () => {
+      const bot = spawnLoaded('const b = await import("checkpost/bot"); if (typeof b.createBot !== "function") throw new Error("no createBot")');
+      expect(bot.some((u) => /\/node_modules\/probot\//.test(u))).toBe(true);
+    });
+
+    it("the web view's mermaid bundle is there at run time (it answered 500 when mermaid was a dev dependency)", async () => {
+      const assets = (await import(join(app, "node_modules/checkpost/dist/forge/web-assets.js"))) as { webAsset: (p: string) => { body: Buffer; contentType: string } | null };
+      const asset = assets.webAsset("/assets/mermaid.min.js");
+      expect(asset?.contentType).toMatch(/^text\/javascript/);
+      expect(asset?.body.length).toBeGreaterThan(100_000);
+    });
+
+    it("type-checks in a strict nodenext TypeScript consumer", () => {
+      mkdirSync(join(app, "node_modules/@types"), { recursive: true });
+      symlinkSync(join(root, "node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
+      writeFileSync(
+        join(app, "consumer.ts"),
+        [
+          'import { formatCheckpoint, parseComment, SessionStore, ForgejoApi, ForgejoClient, IMPLEMENTATION_WORKER_PHASE_MAP, type JsonObject } from "checkpost";',
+          'import { createBot, type BotConfig } from "checkpost/bot";',
+          'const data: JsonObject = { branch_name: "feat/x" };',
+          'const body: string = formatCheckpoint({ agent: "a", session: "s", phase: "clone_complete", timestamp: "2026-01-01T00:00:00Z", data });',
+          "const kind: string = parseComment(body).kind;",
+          'const store = new SessionStore({ api: new ForgejoApi(new ForgejoClient({ url: "http://127.0.0.1:1", token: "t" })), repo: { owner: "o", repo: "r" } });',
+          'const point: string | undefined = IMPLEMENTATION_WORKER_PHASE_MAP["clone_complete"];',
+          "const start: (c: BotConfig) => Promise<unknown> = (c) => createBot(c, { logger: undefined as never });",
+          "export { kind, store, point, start };",
+          "",
+        ].join("\n"),
+      );
+      // A deliberate mistake must be caught, so the check can fail.
+      writeFileSync(join(app, "wrong.ts"), 'import { formatCheckpoint } from "checkpost";\nformatCheckpoint({ agent: 1 });\n');
+      const tsconfig = (file: string) =>
+        JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] }, files: [file] });
+      writeFileSync(join(app, "tsconfig.json"), tsconfig("consumer.ts"));
+      writeFileSync(join(app, "tsconfig.wrong.json"), tsconfig("wrong.ts"));
+      const tsc = join(root, "node_modules/typescript/bin/tsc");
+      const ok = spawnTsc(tsc, "tsconfig.json");
+      expect(ok.output).toBe("");
+      expect(ok.status).toBe(0);
+      const bad = spawnTsc(tsc, "tsconfig.wrong.json");
+      expect(bad.status).not.toBe(0);
+      expect(bad.output).toContain("wrong.ts");
+      expect(bad.output).not.toContain("TS5097");
+    }, 900_000);
+  });
 });
 
 function spawnLoaded(code: string): string[] {
@@ -206,6 +254,23 @@ function spawnLoaded(code: string): string[] {
     .split("\n")
     .filter((l) => l.startsWith("LOADED "))
     .map((l) => l.slice(7));
+}
+
+/** Paths of files named `name` under a folder. */
+function findFiles(dir: string, name: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...findFiles(p, name));
+    else if (e.name === name) out.push(p);
+  }
+  return out;
+}
+
+/** The range package.json asks for an optional peer, so the test installs what a user would. */
+function peerRange(name: string): string {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { peerDependencies: Record<string, string> };
+  return manifest.peerDependencies[name] ?? "latest";
 }
 
 function spawnSyncNode(args: string[]) {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmbeddedForgejo } from "../../src/bot/embedded-forgejo.ts";
+import { startEmbeddedForgejo } from "../../src/app/embedded-forgejo.ts";
 import { forgeWorld, type ForgeWorld } from "../helpers/forge-fixture.ts";
 
 const dirs: string[] = [];

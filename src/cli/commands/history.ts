@@ -9,6 +9,7 @@ import { readAllComments, toCommentRecord } from "../../store/index.ts";
 import { cliContext } from "../context.ts";
 import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
+import { noCheckpointHint } from "./no-checkpoint-hint.ts";
 
 export interface HistoryOptions extends RepoFlags {
   agent?: string;
@@ -117,7 +118,10 @@ export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string;
     p.applyAll(comments.map((c) => ({ type: "upsert" as const, comment: toCommentRecord(c) })));
   }
   const cp = p.latest(o.agent, o.session);
-  if (!cp) return printJson(io, null);
+  if (!cp) {
+    printJson(io, null);
+    return io.err(`checkpost: ${noCheckpointHint(p.snapshot(), o.agent, o.session)}`);
+  }
   const { commentId, createdAt: _c, htmlUrl, phase, timestamp, data, ...extra } = cp;
   printJson(io, { kind: "checkpoint", agent: o.agent, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, issue: where.get(commentId), html_url: htmlUrl });
 }

@@ -5,6 +5,7 @@ import type { RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { jsonObjectArg, usage } from "../parse-json-arg.ts";
 import { phaseMapFor } from "../phase-maps.ts";
+import { warnNoCheckpoint } from "./no-checkpoint-hint.ts";
 
 export interface SaveOptions extends RepoFlags {
   agent: string;
@@ -73,7 +74,10 @@ export async function health(io: CliIo, o: HealthOptions): Promise<void> {
 export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string }): Promise<void> {
   const ctx = cliContext(io, o);
   const cp = await ctx.withStore((s) => s.latest(o.agent, o.session));
-  if (!cp) return printJson(io, null);
+  if (!cp) {
+    printJson(io, null);
+    return warnNoCheckpoint(io, ctx, o.agent, o.session);
+  }
   const { commentId, createdAt: _c, htmlUrl, agent, session, phase, timestamp, data, ...extra } = cp;
   printJson(io, { kind: "checkpoint", agent, session, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, html_url: htmlUrl });
 }
@@ -105,6 +109,7 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
     not_used: r.not_used,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
+  if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session);
 }
 
 /** `checkpost init`: locate the session issue, creating it (and its label) if missing. */

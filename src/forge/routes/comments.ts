@@ -1,5 +1,5 @@
 /** Comment routes: list (no paging), create, get, edit, delete. */
-import { accessMode, canWrite, loadIssue, loadRepo, paramInt, requireToken } from "../access.ts";
+import { canWrite, loadIssue, loadRepo, paramInt, requireToken, unitMode } from "../access.ts";
 import { apiError, notFound, statusOnly } from "../api-error.ts";
 import type { RequestContext, RouteHandler } from "../context.ts";
 import { issueHtmlUrl, toApiComment } from "../convert.ts";
@@ -37,13 +37,13 @@ function queueCommentHook(ctx: RequestContext, repo: RepoRow, issueId: number, c
 }
 
 export const createComment: RouteHandler = (ctx) => {
-  const { repo, mode } = loadRepo(ctx);
+  const { repo, issuesMode } = loadRepo(ctx);
   const doer = requireToken(ctx);
   const form = bindBody(CreateIssueCommentOption, ctx.body);
   // Binding errors answer 422 although the swagger operation does not list it.
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
   const issue = loadIssue(ctx, repo, true);
-  if (issue.is_locked === 1 && !canWrite(mode) && doer.is_admin !== 1) {
+  if (issue.is_locked === 1 && !canWrite(issuesMode) && doer.is_admin !== 1) {
     throw apiError(ctx.forge.baseUrl, 403, "You cannot comment on a locked issue.");
   }
   const store = ctx.forge.store;
@@ -81,7 +81,7 @@ export const getComment: RouteHandler = (ctx) => {
 
 /** Poster or writer only; otherwise Forgejo answers ctx.Status(403) with an empty body. */
 function mustOwnOrWrite(ctx: RequestContext, repo: RepoRow, comment: CommentRow, doer: UserRow): void {
-  if (doer.id !== comment.poster_id && !canWrite(accessMode(ctx.forge, repo, doer))) throw statusOnly(403);
+  if (doer.id !== comment.poster_id && !canWrite(unitMode(ctx.forge, repo, doer, "issues"))) throw statusOnly(403);
 }
 
 export const editComment: RouteHandler = (ctx) => {

@@ -1,5 +1,5 @@
 /** Issue routes: list (search), create, get, edit. */
-import { accessMode, canWrite, loadIssue, loadRepo, requireToken } from "../access.ts";
+import { canWrite, loadIssue, loadRepo, paramInt, requireRepoAdmin, requireToken, unitMode } from "../access.ts";
 import { apiError, notFound, statusOnly } from "../api-error.ts";
 import type { RequestContext, RouteHandler } from "../context.ts";
 import { toApiIssue } from "../convert.ts";
@@ -35,7 +35,7 @@ export const listIssues: RouteHandler = (ctx) => {
   const createdBy = userFilter(ctx, "created_by");
   const assignedBy = userFilter(ctx, "assigned_by");
   const mentionedBy = userFilter(ctx, "mentioned_by");
-  const list = getListOptions(q);
+  const list = getListOptions(q, ctx.forge.maxResponseItems);
   const { rows, total } = ctx.forge.store.searchIssues({
     repoId: repo.id,
     isClosed,
@@ -75,7 +75,7 @@ function queueIssueHook(ctx: RequestContext, repo: RepoRow, doer: UserRow, event
 }
 
 export const createIssue: RouteHandler = (ctx) => {
-  const { repo, mode } = loadRepo(ctx);
+  const { repo, issuesMode } = loadRepo(ctx);
   const doer = requireToken(ctx);
   const form = bindBody(CreateIssueOption, ctx.body);
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
@@ -87,7 +87,7 @@ export const createIssue: RouteHandler = (ctx) => {
       now,
     );
     // Setting labels is not allowed if the user is not a writer (Forgejo empties the list).
-    if (canWrite(mode)) {
+    if (canWrite(issuesMode)) {
       for (const id of form.value.labels ?? []) if (store.labelOfRepo(repo.id, id)) store.addIssueLabel(created.id, id);
     }
     return created;
@@ -108,7 +108,7 @@ export const editIssue: RouteHandler = (ctx) => {
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
   const issue: IssueRow = loadIssue(ctx, repo, false);
   // Forgejo: neither poster nor writer → ctx.Status(403), an empty body.
-  if (issue.poster_id !== doer.id && !canWrite(accessMode(ctx.forge, repo, doer))) throw statusOnly(403);
+  if (issue.poster_id !== doer.id && !canWrite(unitMode(ctx.forge, repo, doer, "issues"))) throw statusOnly(403);
   const f = form.value;
   const events: Array<{ action: "edited" | "closed" | "reopened"; changes?: Changes }> = [];
   let title = issue.title;
@@ -146,4 +146,20 @@ export const editIssue: RouteHandler = (ctx) => {
     json: toApiIssue(ctx.forge, ctx.forge.store.issueById(issue.id)!, repo, doer),
     after: queueIssueHook(ctx, repo, doer, events, issue.id),
   };
+};
+
+/**
+ * DELETE /repos/{o}/{r}/issues/{index} (reqToken + reqAdmin, routers/api/v1/api.go:1457; handler
+ * routers/api/v1/repo/issue.go:954-998): 404 ctx.NotFound(err) for an unknown issue, else the issue, its
+ * comments, labels and attachments are removed; 204. Forgejo sends no webhook for a deleted issue.
+ */
+export const deleteIssue: RouteHandler = (ctx) => {
+  const { repo, mode } = loadRepo(ctx);
+  requireToken(ctx);
+  requireRepoAdmin(ctx, mode);
+  const index = paramInt(ctx, "index");
+  const issue = ctx.forge.store.issueByIndex(repo.id, index);
+  if (!issue) throw notFound(ctx.forge.baseUrl, undefined, [`issue does not exist [id: 0, repo_id: ${repo.id}, index: ${index}]`]);
+  ctx.forge.store.deleteIssue(issue.id);
+  return { status: 204 };
 };

@@ -30,5 +30,5 @@ export const createCurrentUserRepo: RouteHandler = (ctx) => {
     throw apiError(ctx.forge.baseUrl, 409, "The repository with the same name already exists.");
   }
   const repo = ctx.forge.store.createRepo(doer.id, form.value.name, { private: form.value.private === true, description: form.value.description ?? "" }, ctx.forge.nowUnix());
-  return { status: 201, json: toApiRepo(ctx.forge, repo, "admin") };
+  return { status: 201, json: toApiRepo(ctx.forge, repo, "owner") };
 };

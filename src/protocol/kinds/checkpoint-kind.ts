@@ -1,15 +1,31 @@
 import { InvalidComment } from "../comment-kind.ts";
 import type { CommentKind } from "../comment-kind.ts";
+import { formatCheckpoint } from "../format-comment.ts";
+import type { JsonValue } from "../json-value.ts";
 import { CHECKPOINT_MARKER, CheckpointIdSchema, CheckpointSchema, SignatureSchema } from "../schemas.ts";
-import type { Checkpoint } from "../schemas.ts";
+import type { Checkpoint, CheckpointInput } from "../schemas.ts";
 import { optionalInt, requireHeader } from "./header-values.ts";
 
+/** What `checkpost parse` prints for a checkpoint, after `"kind"`. */
+export type CheckpointOutput = { agent: string; session: string; phase: string; version: string; timestamp: string | null; data: JsonValue } & {
+  id?: string;
+  seq?: number;
+  epoch?: number;
+  signature?: string;
+};
+
 /** `[CHECKPOINT] <agent>`: the seed's checkpoint, plus checkpost's additive `Id:`, `Seq:`, `Epoch:`, `Signature:`. */
-export const checkpointKind: CommentKind<"checkpoint", Checkpoint> = {
+export const checkpointKind: CommentKind<"checkpoint", Checkpoint, CheckpointInput, CheckpointOutput> = {
   kind: "checkpoint",
   marker: CHECKPOINT_MARKER,
   label: "checkpoint",
   schema: CheckpointSchema,
+  jsonSchema: { id: "Checkpoint", description: "A [CHECKPOINT] comment's fields (protocol 1.0 plus checkpost's additive Id/Seq/Epoch/Signature)." },
+  format: formatCheckpoint,
+  output({ agent, session, phase, version, timestamp, data, ...extra }) {
+    return { agent, session, phase, version, timestamp, data, ...extra };
+  },
+  entryOf: ({ agent, session }) => ({ agent, session }),
   headers: new Map([
     ["version", "version"],
     ["phase", "phase"],

@@ -1,19 +1,29 @@
 import { InvalidComment } from "../comment-kind.ts";
 import type { CommentKind } from "../comment-kind.ts";
+import { formatControl } from "../format-comment.ts";
 import { CONTROL_MARKER, CheckpointIdSchema, ControlActionSchema, ControlSchema, SignatureSchema } from "../schemas.ts";
-import type { Control } from "../schemas.ts";
+import type { Control, ControlAction, ControlInput } from "../schemas.ts";
 import { optionalInt, requireHeader } from "./header-values.ts";
+
+/** What `checkpost parse` prints for a control, after `"kind"`. */
+export type ControlOutput = { agent: string; session: string; action: ControlAction; timestamp: string | null } & Omit<Control, "agent" | "session" | "action" | "timestamp" | "version">;
 
 /**
  * `[CONTROL] <agent>`: a command a person gave and the bot accepted. Header
  * lines only, no JSON block, and never the text "[CHECKPOINT]", so the seed's
  * 1.0 reader (which looks for that text and a ```json block) returns None.
  */
-export const controlKind: CommentKind<"control", Control> = {
+export const controlKind: CommentKind<"control", Control, ControlInput, ControlOutput> = {
   kind: "control",
   marker: CONTROL_MARKER,
   label: "control",
   schema: ControlSchema,
+  jsonSchema: { id: "Control", description: "A [CONTROL] comment's fields (checkpost's additive kind; 1.0 readers ignore it)." },
+  format: formatControl,
+  output({ agent, session, action, timestamp, version: _v, ...extra }) {
+    return { agent, session, action, timestamp, ...extra };
+  },
+  entryOf: ({ agent, session }) => ({ agent, session }),
   headers: new Map([
     ["version", "version"],
     ["session", "session"],

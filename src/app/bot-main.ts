@@ -1,11 +1,13 @@
-// `npm start`: the bot, against FORGEJO_URL or, when unset, an embedded Forgejo.
+// `npm start`: the bot, against FORGEJO_URL or, when unset, an embedded Forgejo. Part of the composition
+// root (src/app/): it reads the environment, picks the Forgejo (a real one or the embedded one for the
+// demo) and starts the bot; src/bot/ itself never imports the embedded Forgejo (docs/architecture.md).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ClientEnvSchema, parseEnv } from "../config/env.ts";
 import { CheckpostError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
-import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "./bot-config-from-env.ts";
-import { createBot } from "./create-bot.ts";
+import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../bot/bot-config-from-env.ts";
+import { createBot } from "../bot/create-bot.ts";
 import { DEMO_AGENT_LOGIN, randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
 
 /** EADDRINUSE → an error naming the variable that picks the port. */

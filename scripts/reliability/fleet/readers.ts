@@ -1,0 +1,193 @@
+/**
+ * The readers the mixed-fleet suite compares with its model, each reduced to one answer per
+ * agent+session: which save it resumes from (the `n` in the checkpoint's data), the directive kind
+ * and, where the reader has one, the resume point. Adapters read only the fields they need and
+ * ignore any others, so new fields (freshness, as-of, liveness) do not break them.
+ */
+import { runCli } from "../../../src/cli/run-cli.ts";
+import { extractResumeIndex } from "../../../src/dashboard/index.ts";
+import type { ForgejoApi } from "../../../src/forgejo/index.ts";
+import { parseComment } from "../../../src/protocol/index.ts";
+import type { PhaseMap } from "../../../src/protocol/index.ts";
+import type { SessionStore } from "../../../src/store/index.ts";
+import type { SeedProcess } from "./seed-process.ts";
+import { API_TOKEN, REPO } from "./world.ts";
+
+export interface ReaderAnswer {
+  n: number | null;
+  directive: string | null;
+  /** Omitted when the reader has no resume point to compare (see the adapters). */
+  resumePoint?: string | null;
+  /** The reader failed for this agent (HTTP error, exit code, unreadable output). */
+  error?: string;
+}
+
+export interface AgentRef {
+  agent: string;
+  session: string;
+  /** The agent's phase map, when it has one. */
+  map: Readonly<PhaseMap> | null;
+}
+
+type Json = unknown;
+const obj = (v: Json): Record<string, Json> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, Json>) : {});
+/** `n` of a state/data object, null when absent. */
+export const nOf = (data: Json): number | null => {
+  const n = obj(data)["n"];
+  return typeof n === "number" ? n : null;
+};
+const kindOf = (d: Json): string | null => {
+  const k = obj(d)["kind"];
+  return typeof k === "string" ? k : null;
+};
+
+/** An answer in the shape of `/api/resume`, `checkpost resume` and `SessionStore.resume`. */
+function fromResumeShape(body: Json): ReaderAnswer {
+  const b = obj(body);
+  const hasCheckpoint = b["checkpoint"] !== null && b["checkpoint"] !== undefined;
+  return {
+    n: hasCheckpoint ? nOf(b["state"]) : null,
+    directive: kindOf(b["directive"]),
+    resumePoint: typeof b["resume_point"] === "string" ? (b["resume_point"] as string) : null,
+  };
+}
+
+/** `GET /api/resume?agent&session` as a user calls it (no issue: the bot picks). */
+export async function apiResume(botUrl: string, a: AgentRef): Promise<ReaderAnswer> {
+  const q = new URLSearchParams({ agent: a.agent, session: a.session });
+  try {
+    const r = await fetch(`${botUrl}/api/resume?${q}`, { headers: { authorization: `Bearer ${API_TOKEN}` }, signal: AbortSignal.timeout(10_000) });
+    const body = (await r.json()) as Json;
+    if (r.status !== 200) return { n: null, directive: null, error: `HTTP ${r.status} ${JSON.stringify(obj(body)["error"] ?? "")}` };
+    return fromResumeShape(body);
+  } catch (e) {
+    return { n: null, directive: null, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+export interface CliEnv {
+  url: string;
+  token: string;
+  cacheDir: string;
+  trusted: string[];
+}
+
+/** Run the CLI in this process (the same code as the `checkpost` binary; each reader has its own cache folder). */
+export async function cliInProcess(args: string[], e: CliEnv): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    readStdin: async () => "",
+    env: {
+      FORGEJO_URL: e.url,
+      FORGEJO_TOKEN: e.token,
+      FORGEJO_REPOSITORY: `${REPO.owner}/${REPO.repo}`,
+      CHECKPOST_TRUSTED_AUTHORS: e.trusted.join(","),
+      CHECKPOST_CACHE_DIR: e.cacheDir,
+      CHECKPOST_CODE_CACHE: "0",
+      LOG_LEVEL: "silent",
+    },
+    cwd: process.cwd(),
+  });
+  return { code, out: out.join(""), err: err.join("") };
+}
+
+/** `checkpost resume --agent A --session S`, cold, with the reader's own cache folder. */
+export async function cliResume(e: CliEnv, a: AgentRef): Promise<ReaderAnswer> {
+  const r = await cliInProcess(["resume", "--agent", a.agent, "--session", a.session], e);
+  if (r.code !== 0) return { n: null, directive: null, error: `exit ${r.code}: ${r.err.trim().slice(0, 200)}` };
+  try {
+    return fromResumeShape(JSON.parse(r.out) as Json);
+  } catch {
+    return { n: null, directive: null, error: `unreadable output: ${r.out.slice(0, 200)}` };
+  }
+}
+
+/** The library's resume through a long-lived handle (a supervisor process), with the agent's map. */
+export async function libResume(store: SessionStore, a: AgentRef): Promise<ReaderAnswer> {
+  try {
+    const r = await store.resume(a.agent, a.session, a.map ?? {});
+    const ans = fromResumeShape(r);
+    // The library takes the map as an argument: with none given, "start" is the seed's rule, not a reader's choice.
+    if (!a.map) delete ans.resumePoint;
+    return ans;
+  } catch (e) {
+    return { n: null, directive: null, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** `checkpost status --json`: one read for every agent. */
+export async function statusJson(e: CliEnv, agents: AgentRef[]): Promise<ReaderAnswer[]> {
+  const r = await cliInProcess(["status", "--json"], e);
+  const fail = (error: string) => agents.map(() => ({ n: null, directive: null, error }));
+  if (r.code !== 0) return fail(`exit ${r.code}: ${r.err.trim().slice(0, 200)}`);
+  let snap: Json;
+  try {
+    snap = JSON.parse(r.out) as Json;
+  } catch {
+    return fail(`unreadable output: ${r.out.slice(0, 200)}`);
+  }
+  const entries = Array.isArray(obj(snap)["entries"]) ? (obj(snap)["entries"] as Json[]) : [];
+  return agents.map((a) => {
+    const e = entries.map(obj).find((x) => x["agent"] === a.agent && x["session"] === a.session);
+    if (!e) return { n: null, directive: null };
+    const latest = obj(e["latest"]);
+    // A reader that reports its directive says so; else the entry's controls, read as the dashboard does.
+    const directive = "directive" in e ? kindOf(e["directive"]) : directiveFromControl(e["control"]);
+    return { n: e["latest"] ? nOf(latest["data"]) : null, directive };
+  });
+}
+
+/** docs/dashboard.md: pause first, then a pending rewind or release. */
+function directiveFromControl(c: Json): string | null {
+  const x = obj(c);
+  if (x["paused"]) return "pause";
+  const p = obj(x["pending"]);
+  const action = p["action"];
+  return action === "rewind" ? "rewind" : action === "release" ? "release" : null;
+}
+
+/** The dashboard on the open session issue: its resume index, each pointed comment read for its `n`. */
+export async function dashboard(api: ForgejoApi, head: number, agents: AgentRef[], bodies: Map<number, number | null>): Promise<ReaderAnswer[]> {
+  let issueBody: string;
+  try {
+    issueBody = (await api.getIssue(REPO, head)).body ?? "";
+  } catch (e) {
+    return agents.map(() => ({ n: null, directive: null, error: e instanceof Error ? e.message : String(e) }));
+  }
+  const index = extractResumeIndex(issueBody);
+  if (!index) return agents.map(() => ({ n: null, directive: null, error: `no resume index on #${head}` }));
+  const out: ReaderAnswer[] = [];
+  for (const a of agents) {
+    const e = index.entries.find((x) => x.agent === a.agent && x.session === a.session);
+    if (!e) {
+      out.push({ n: null, directive: null });
+      continue;
+    }
+    let n = bodies.get(e.commentId);
+    if (n === undefined) {
+      try {
+        const p = parseComment((await api.getComment(REPO, e.commentId)).body);
+        n = p.kind === "checkpoint" ? nOf(p.checkpoint.data) : null;
+      } catch {
+        n = null;
+      }
+      bodies.set(e.commentId, n);
+    }
+    out.push({ n, directive: e.directive?.kind ?? null });
+  }
+  return out;
+}
+
+/** The seed's own resume_agent_work (python3, seed-fleet.py) for every agent. */
+export async function seedResume(seed: SeedProcess, agents: AgentRef[]): Promise<(ReaderAnswer & { phase: string | null })[]> {
+  try {
+    const answers = await seed.request({ cmd: "resume", pairs: agents.map((a) => [a.agent, a.session]) });
+    if (!Array.isArray(answers)) throw new Error(String(obj(answers)["error"] ?? "no answer"));
+    return (answers as [Json, string][]).map(([data, phase]) => ({ n: phase === "fresh_start" ? null : nOf(data), directive: null, phase: phase === "fresh_start" ? null : phase }));
+  } catch (e) {
+    return agents.map(() => ({ n: null, directive: null, phase: null, error: e instanceof Error ? e.message.slice(0, 200) : String(e) }));
+  }
+}

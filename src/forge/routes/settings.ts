@@ -1,0 +1,22 @@
+/**
+ * GET /settings/api and GET /settings/attachment (routers/api/v1/settings/settings.go:32-47, :71-86), public.
+ * Clients read the page-size cap and the upload limits here. Values are Forgejo's defaults
+ * (modules/setting/api.go:24-27, modules/setting/attachment.go:15-18), except MAX_RESPONSE_ITEMS, which a
+ * test may lower (startForge({maxResponseItems})).
+ */
+import type { RouteHandler } from "../context.ts";
+import { DEFAULT_PAGING_NUM } from "../paging.ts";
+
+/** [attachment] ALLOWED_TYPES default. This server does not enforce it (see docs/forge.md). */
+export const ATTACHMENT_ALLOWED_TYPES =
+  ".avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip";
+
+export const getApiSettings: RouteHandler = (ctx) => ({
+  status: 200,
+  json: { max_response_items: ctx.forge.maxResponseItems, default_paging_num: DEFAULT_PAGING_NUM, default_git_trees_per_page: 1000, default_max_blob_size: 10485760 },
+});
+
+export const getAttachmentSettings: RouteHandler = () => ({
+  status: 200,
+  json: { enabled: true, allowed_types: ATTACHMENT_ALLOWED_TYPES, max_size: 2048, max_files: 5 },
+});

@@ -1,0 +1,68 @@
+// The mixed-fleet suite's reference model: the rules it encodes, from docs/dashboard.md and docs/reliability.md.
+import { describe, expect, it } from "vitest";
+import { FleetModel } from "../../../scripts/reliability/fleet/model.ts";
+import { scheduleSeed } from "../../../scripts/reliability/fleet/run-fleet.ts";
+
+const A = "implementation-worker";
+const S = "s1";
+
+describe("fleet reference model", () => {
+  it("the newest save is the answer; none before any save", () => {
+    const m = new FleetModel();
+    expect(m.answer(A, S)).toEqual({ n: null, phase: null, directive: null });
+    m.save(A, S, { n: 1, phase: "clone_complete", epoch: 1 });
+    m.save(A, S, { n: 2, phase: "subtask_1_complete", epoch: 1 });
+    expect(m.answer(A, S)).toEqual({ n: 2, phase: "subtask_1_complete", directive: null });
+  });
+
+  it("a save below the fence is a zombie, a seed (epoch 0) save too once a take-over raised it", () => {
+    const m = new FleetModel();
+    expect(m.save(A, S, { n: 1, phase: "p", epoch: 0 })).toBe(true);
+    expect(m.save(A, S, { n: 2, phase: "p", epoch: 2 })).toBe(true);
+    expect(m.save(A, S, { n: 3, phase: "p", epoch: 1 })).toBe(false);
+    expect(m.save(A, S, { n: 4, phase: "p", epoch: 0 })).toBe(false);
+    expect(m.answer(A, S).n).toBe(2);
+    expect(m.zombies).toBe(2);
+  });
+
+  it("rewind: back to the target with a fence above every epoch, until a save at or above it", () => {
+    const m = new FleetModel();
+    for (const n of [1, 2, 3]) m.save(A, S, { n, phase: `p${n}`, epoch: 1 });
+    expect(m.rewindTargets(A, S).map((t) => t.n)).toEqual([2, 1]);
+    m.rewind(A, S, { n: 1, phase: "p1", epoch: 1 });
+    expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "rewind" });
+    expect(m.fence(A, S)).toBe(2);
+    // The rewound worker (epoch 1) is fenced off; the next worker (epoch 2) ends the rewind.
+    expect(m.save(A, S, { n: 4, phase: "p4", epoch: 1 })).toBe(false);
+    expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "rewind" });
+    expect(m.save(A, S, { n: 5, phase: "p5", epoch: 2 })).toBe(true);
+    expect(m.answer(A, S)).toEqual({ n: 5, phase: "p5", directive: null });
+  });
+
+  it("release raises the fence and keeps the resume point; pause is reported first and stays until unpaused", () => {
+    const m = new FleetModel();
+    m.save(A, S, { n: 1, phase: "p1", epoch: 1 });
+    m.release(A, S);
+    m.pause(A, S);
+    expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "pause" });
+    m.save(A, S, { n: 2, phase: "p2", epoch: 2 });
+    expect(m.answer(A, S)).toEqual({ n: 2, phase: "p2", directive: "pause" });
+    m.unpause(A, S);
+    expect(m.answer(A, S).directive).toBeNull();
+  });
+
+  it("agents do not share truth", () => {
+    const m = new FleetModel();
+    m.save(A, S, { n: 1, phase: "p", epoch: 1 });
+    m.pause(A, S);
+    expect(m.answer(A, "s2")).toEqual({ n: null, phase: null, directive: null });
+    expect(m.answer("other", S)).toEqual({ n: null, phase: null, directive: null });
+  });
+
+  it("schedule seeds are fixed per run seed and index, and differ between schedules", () => {
+    expect(scheduleSeed(1, 0)).toBe(scheduleSeed(1, 0));
+    const seeds = new Set(Array.from({ length: 200 }, (_, i) => scheduleSeed(1, i)));
+    expect(seeds.size).toBe(200);
+    expect(scheduleSeed(2, 0)).not.toBe(scheduleSeed(1, 0));
+  });
+});
