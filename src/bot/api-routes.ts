@@ -8,6 +8,8 @@ import type { BotConfig } from "./bot-config.ts";
 export interface ApiDeps {
   trackers: () => SessionTracker[];
   ready: () => boolean;
+  /** The bot's own login: /healthz names it, so `doctor` can warn a person whose token is the bot's (their commands are ignored). */
+  selfLogin?: string;
   /** Replicas: whether the shared store answers (readiness goes false while it does not). */
   storeAvailable?: () => boolean;
   metrics: BotMetrics;
@@ -61,7 +63,7 @@ function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: strin
   return { status: 400, error: `${open.length} session issues are watched: pass repo=owner/repo&issue=N` };
 }
 
-const healthz: ApiRoute = (_url, res) => send(res, 200, { status: "ok" });
+const healthz: ApiRoute = (_url, res, d) => send(res, 200, { status: "ok", ...(d.selfLogin ? { login: d.selfLogin } : {}) });
 
 const readyz: ApiRoute = (_url, res, d) =>
   !d.ready() ? send(res, 503, { status: "starting" }) : d.storeAvailable?.() === false ? send(res, 503, { status: "store unavailable" }) : send(res, 200, { status: "ready" });

@@ -28,6 +28,8 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_RECONCILE_INTERVAL_MS: ms(300_000),
   /** At most one dashboard write per window. */
   CHECKPOST_DASHBOARD_INTERVAL_MS: ms(10_000),
+  /** After a person's edit of the issue body, dashboard writes wait this long (their next tick stays valid). */
+  CHECKPOST_DASHBOARD_HOLD_MS: ms(60_000),
   /** Liveness check period. */
   CHECKPOST_LIVENESS_INTERVAL_MS: ms(15_000),
   /** Fixed stale threshold; unset: derived from each agent's own cadence. */
@@ -120,6 +122,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     pollIntervalMs: e.CHECKPOST_POLL_INTERVAL_MS,
     reconcileIntervalMs: e.CHECKPOST_RECONCILE_INTERVAL_MS,
     dashboardIntervalMs: e.CHECKPOST_DASHBOARD_INTERVAL_MS,
+    dashboardHoldMs: e.CHECKPOST_DASHBOARD_HOLD_MS,
     livenessIntervalMs: e.CHECKPOST_LIVENESS_INTERVAL_MS,
     liveness: { minStaleMs: e.CHECKPOST_MIN_STALE_MS, ...(e.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: e.CHECKPOST_STALE_AFTER_MS } : {}) },
     staleAlerts: e.CHECKPOST_STALE_ALERTS,

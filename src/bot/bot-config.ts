@@ -35,6 +35,8 @@ export interface BotConfig {
   dashboardIntervalMs: number;
   /** Largest resume index kept in the issue body; a larger one is kept in a comment the body points to (default 8 KiB; tests lower it). */
   resumeIndexInlineMaxBytes?: number;
+  /** After a person's edit of the body, timed dashboard writes wait this long (ticks on the same page stay valid); default 60 s. */
+  dashboardHoldMs?: number;
   livenessIntervalMs: number;
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;

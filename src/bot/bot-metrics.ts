@@ -15,11 +15,16 @@ export function createBotMetrics() {
     }),
     dashboardWrites: new Counter({
       name: "checkpost_dashboard_writes_total",
-      help: "Dashboard writes by result (written, unchanged, failed, repaired, not_writer)",
+      help: "Dashboard writes by result (written, unchanged, failed, repaired, not_writer, held)",
       labelNames: ["result"],
       registers: [registry],
     }),
-    polls: new Counter({ name: "checkpost_polls_total", help: "Polls by kind (incremental, reconcile) and result", labelNames: ["kind", "result"], registers: [registry] }),
+    polls: new Counter({
+      name: "checkpost_polls_total",
+      help: "Polls by kind (incremental, reconcile; follower: a follower read while the leader lease lapses) and result",
+      labelNames: ["kind", "result"],
+      registers: [registry],
+    }),
     comments: new Gauge({ name: "checkpost_comments", help: "Live comments held in the projection", labelNames: ["issue"], registers: [registry] }),
     agents: new Gauge({ name: "checkpost_agents", help: "Agent sessions by liveness", labelNames: ["liveness"], registers: [registry] }),
     anomalies: new Gauge({ name: "checkpost_anomalies", help: "Anomalies currently shown", labelNames: ["issue"], registers: [registry] }),

@@ -3,7 +3,9 @@ import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
-import { checkboxCommands, escapeMarkdown } from "../dashboard/index.ts";
+import { checkboxCommands, dashboardRenderKey, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
+import type { ProjectionStore } from "../projection-store/index.ts";
+import { isProtocolBody } from "../projection-store/index.ts";
 import type { Projection } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
@@ -22,9 +24,18 @@ export interface ControlDeskOptions {
   applyOwn: (c: ForgejoComment) => void;
   /** Rewrite the dashboard now (reverts a refused tick). */
   refreshDashboard: () => Promise<void>;
+  /** Rewrite the dashboard when its hold allows (after an accepted tick: see DashboardWriter). */
+  dashboardChanged?: () => void;
+  /** Where each command's once-key is claimed (durable, shared by replicas). */
+  store: Pick<ProjectionStore, "claimCommand">;
+  /** The store's key of this issue. */
+  storeKey: string;
 }
 
-export type CommandResult = "accepted" | "refused" | "invalid";
+export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate" | "restored";
+
+/** Who changed the body: the sender of an `issues.edited` webhook, or (polling) only the issue's poster is known. */
+export type BodyEditor = { login: string } | { unknownEditorOfIssuePostedBy: string };
 
 interface Command {
   action: ControlAction;
@@ -50,10 +61,27 @@ export class ControlDesk {
 
   constructor(private readonly o: ControlDeskOptions) {}
 
-  /** A new comment by someone other than the bot: act on its `/checkpost` lines. */
-  async onComment(comment: { id: number; body: string; author: string }): Promise<CommandResult[]> {
+  /**
+   * A comment seen for the first time, by any path (webhook, poll, reconcile):
+   * act on its `/checkpost` lines, once ever (the comment id is claimed in the
+   * store first). `baseline`: seen on the bot's first read of an older issue:
+   * claimed, not run, so history is never replayed. Protocol comments and the
+   * bot's own comments are never commands (see selfCommandIgnored).
+   */
+  async onComment(comment: { id: number; body: string; author: string }, opts: { baseline?: boolean } = {}): Promise<CommandResult[]> {
+    if (isProtocolBody(comment.body)) return [];
     const parsed = parseSlashCommands(comment.body);
     if (!parsed.length) return [];
+    if (comment.author.toLowerCase() === this.o.selfLogin.toLowerCase()) {
+      // Design (issue 19.8): never honoured, said loudly (doctor and the start-up log say it too).
+      if (!opts.baseline) this.o.logger.warn({ commentId: comment.id, login: comment.author }, selfCommandIgnored(comment.author));
+      return [];
+    }
+    if (!(await this.o.store.claimCommand(this.o.storeKey, `comment:${comment.id}`, opts.baseline ? "baseline" : "run"))) {
+      this.o.logger.info({ commentId: comment.id }, "slash command already handled (redelivered, replayed or read again); not run again");
+      return parsed.map((p) => this.count("action" in p ? p.action : "unknown", "duplicate"));
+    }
+    if (opts.baseline) return [];
     const results: CommandResult[] = [];
     const allowed = await this.mayCommand(comment.author);
     for (const p of parsed) {
@@ -73,20 +101,49 @@ export class ControlDesk {
     return results;
   }
 
-  /** A person's edit of the issue body: act on the control checkboxes they changed. */
-  async onBodyEdit(before: string, after: string, editor: string): Promise<CommandResult[]> {
+  /**
+   * A person's edit of the issue body (webhook or poll): act on the control
+   * boxes they changed, each once ever (keyed by the dashboard rendering it
+   * was ticked on and the box's own identity, claimed in the store first).
+   */
+  async onBodyEdit(before: string, after: string, editor: BodyEditor): Promise<CommandResult[]> {
     const commands = checkboxCommands(before, after);
     if (!commands.length) return [];
-    if (!(await this.mayCommand(editor))) {
-      await this.o.refreshDashboard(); // put the boxes back as they were
-      if (this.mayReplyTo(editor))
-        await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(editor, 40)}'s change was reverted.`);
-      return commands.map((c) => this.count(c.action, "refused"));
+    const render = dashboardRenderKey(after);
+    const fresh: typeof commands = [];
+    for (const c of commands) if (await this.o.store.claimCommand(this.o.storeKey, tickCommandKey(render, c), "run")) fresh.push(c);
+    if (fresh.length < commands.length) this.o.logger.info({ duplicates: commands.length - fresh.length }, "dashboard tick already handled (redelivered, replayed or read again); not run again");
+    const results: CommandResult[] = commands.filter((c) => !fresh.includes(c)).map((c) => this.count(c.action, "duplicate"));
+    if (!fresh.length) {
+      this.o.dashboardChanged?.(); // show the boxes as the state is, when the hold allows
+      return results;
     }
-    const results: CommandResult[] = [];
-    for (const c of commands) results.push(await this.execute(c, editor, "checkbox"));
-    await this.o.refreshDashboard();
+    const login = "login" in editor ? editor.login : null;
+    const allowed = "login" in editor ? await this.mayCommand(editor.login) : await this.mayEditorCommand(editor.unknownEditorOfIssuePostedBy);
+    if (!allowed) {
+      await this.o.refreshDashboard(); // put the boxes back as they were
+      const who = login ?? "someone";
+      if (this.mayReplyTo(who)) await this.reply(`checkpost: only users with write access to this repository can tick the dashboard's controls; ${escapeMarkdown(who, 40)}'s change was reverted.`);
+      return [...results, ...fresh.map((c) => this.count(c.action, "refused"))];
+    }
+    // Polling: Forgejo's API does not name who edited a body; the record says how it came.
+    const by = login ?? "a writer (dashboard tick seen by polling)";
+    for (const c of fresh) results.push(await this.execute(c, by, "checkbox"));
+    // Not at once: a rewrite now would make the person's next tick on the same page stale (content_version).
+    if (this.o.dashboardChanged) this.o.dashboardChanged();
+    else await this.o.refreshDashboard();
     return results;
+  }
+
+  /**
+   * Polling cannot name a body's editor. Forgejo lets only the issue's poster or
+   * someone who may write issues edit it (routers/web/repo/issue.go:2339,
+   * UpdateIssueContent; the API's EditIssue alike), so when the poster is the
+   * bot or may command, whoever edited may command too.
+   */
+  private async mayEditorCommand(poster: string): Promise<boolean> {
+    if (poster.toLowerCase() === this.o.selfLogin.toLowerCase()) return true;
+    return this.mayCommand(poster);
   }
 
   /** One refusal reply per login per 10 minutes: an outsider cannot make the bot flood the issue. */
@@ -118,6 +175,11 @@ export class ControlDesk {
       await this.reply(`checkpost: no agent ${escapeMarkdown(c.agent, 60)} with session ${escapeMarkdown(c.session, 60)} has a trusted checkpoint or health signal here; nothing done.`);
       return this.count(c.action, "invalid");
     }
+    // Pause is a state: asking for the state it is in records nothing (a tick read twice, two renders compared).
+    if ((c.action === "pause" && entry.control?.paused) || (c.action === "unpause" && !entry.control?.paused)) {
+      this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by }, "control asks for the state the agent is already in; nothing recorded");
+      return this.count(c.action, "accepted");
+    }
     const input: ControlInput = { agent: c.agent, session: c.session, action: c.action, by, reason, timestamp: pythonUtcIsoformat(this.o.now()) };
     if (c.action === "rewind") {
       const t = String(c.target ?? "");
@@ -138,6 +200,33 @@ export class ControlDesk {
     return this.count(c.action, "accepted");
   }
 
+  /**
+   * Record again a control whose [CONTROL] comment was edited or deleted (issue 19.7: control
+   * records are immutable in effect). The new record carries the same action, fence epoch and
+   * rewind target, and says which comment it restores; claimed once per comment version.
+   */
+  async restore(
+    agent: string,
+    session: string,
+    ref: { action: ControlAction; by: string | null; epoch?: number; to?: { commentId: number; id?: string } },
+    why: string,
+    onceKey: string,
+  ): Promise<boolean> {
+    if (!(await this.o.store.claimCommand(this.o.storeKey, onceKey, "run"))) return false;
+    const input: ControlInput = { agent, session, action: ref.action, by: ref.by ?? "unknown", reason: why, timestamp: pythonUtcIsoformat(this.o.now()) };
+    if (ref.epoch !== undefined) input.epoch = ref.epoch;
+    if (ref.to) {
+      input.target = ref.to.commentId;
+      if (ref.to.id !== undefined) input.targetId = ref.to.id;
+    }
+    if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
+    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
+    this.o.applyOwn(posted);
+    this.o.logger.warn({ action: ref.action, agent, session, commentId: posted.id, why }, "a [CONTROL] record was edited or deleted: its effect is recorded again");
+    this.count(ref.action, "restored");
+    return true;
+  }
+
   private async reply(text: string): Promise<void> {
     const posted = await this.o.api.createComment(this.o.repo, this.o.issue, text);
     this.o.applyOwn(posted);
@@ -147,6 +236,11 @@ export class ControlDesk {
     this.o.metrics.controls.inc({ action, result });
     return result;
   }
+}
+
+/** What the bot says when its own login commands it (log, doctor): such commands are never run. */
+export function selfCommandIgnored(login: string): string {
+  return `commands (slash comments and dashboard ticks) made with the bot's own login "${login}" are IGNORED: the bot cannot tell them from its own writes. Give people and agents their own accounts (docs/bot.md#who-may-command)`;
 }
 
 /** Inside backticks: no backtick, one line, short. */

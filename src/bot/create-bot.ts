@@ -15,6 +15,7 @@ import { ApiAccessGuard } from "./api-access.ts";
 import { handleApi } from "./http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
+import { selfCommandIgnored } from "./control-desk.ts";
 import { ReplicaCoordinator } from "./replica-coordinator.ts";
 import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { hostname } from "node:os";
@@ -61,6 +62,8 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const client = new ForgejoClient({ url: config.forgejoUrl, token: config.token, logger: log, retries: config.retries, timeoutMs: config.timeoutMs, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   const api = new ForgejoApi(client);
   const self = (await api.currentUser()).login;
+  // Design (issue 19.8): the bot never runs commands made with its own login; said at start, in doctor and per command.
+  log.warn({ login: self }, selfCommandIgnored(self));
   const policy = {
     trustedAuthors: new Set([self, ...config.trustedAuthors].map((s) => s.toLowerCase())),
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
@@ -86,6 +89,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     handleApi(req, res, {
       trackers: () => registry.all(),
       ready: () => ready,
+      selfLogin: self,
       ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}),
       metrics,
       config,
@@ -111,18 +115,27 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       }
     }
   };
-  // Replicas: only an issue's lease holder reads Forgejo for it; the others fold the shared store's feed.
-  const reads = (t: SessionTracker) => !replica || t.o.lease.current() !== null;
-  const pollAll = () => each("poll", async (t) => reads(t) && t.poll(), "incremental");
-  const reconcileAll = () => each("reconcile", async (t) => reads(t) && t.reconcile(), "reconcile");
+  // Replicas: an issue's lease holder reads Forgejo for it; the others fold the shared store's feed,
+  // and poll too while the holder's lease lapses (IssueLease.leaderLapsed), so a killed leader does not stop ingest for a TTL.
+  const reads = async (t: SessionTracker) => {
+    if (!replica || t.o.lease.current() !== null) return true;
+    const lapsed = await t.o.lease.leaderLapsed();
+    if (lapsed) metrics.polls.inc({ kind: "follower", result: "ok" });
+    return lapsed;
+  };
+  const pollAll = () => each("poll", async (t) => (await reads(t)) && t.poll(), "incremental");
+  const reconcileAll = () => each("reconcile", async (t) => (await reads(t)) && t.reconcile(), "reconcile");
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  // Replicas polling: followers look for a lapsing leader every sixth of the TTL and read Forgejo at once (not at their next poll).
+  const followLapsed = () => each("follower read", async (t) => t.o.lease.current() === null && (await reads(t)) && t.poll(), "incremental");
   const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
+    { everyMs: replica && config.pollIntervalMs > 0 ? Math.max(250, Math.floor(config.leaseTtlMs / 6)) : 0, run: followLapsed },
     { everyMs: config.healthRetentionMs > 0 ? config.compactionIntervalMs : 0, run: maintainAll },
   ]);
   if (replica) {

@@ -24,6 +24,16 @@ export interface DashboardWriterOptions {
   };
   /** At most one write per window (ms). */
   minIntervalMs: number;
+  /** After a person's edit, timed writes wait this long (ms); flush() does not. Default DEFAULT_DASHBOARD_HOLD_MS. */
+  holdMs?: number;
+  /**
+   * Called when the body read before a write is not what this process last
+   * wrote (nor a person's edit a webhook told of): someone edited it since.
+   * The tracker treats it as a person's edit (ticks, hold) before the write.
+   */
+  onForeignEdit?: (body: string, poster: string) => Promise<void>;
+  /** After each write, with the body written. */
+  onWritten?: (body: string) => void;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
   metrics?: BotMetrics;
   /** Checked right before each write: false (not the issue's writer) skips it quietly. */
@@ -46,6 +56,15 @@ export const RESUME_INDEX_INLINE_MAX_BYTES = 8 * 1024;
 /** The visible head of the index comment. */
 export const RESUME_INDEX_COMMENT_HEAD =
   "_checkpost resume index: where each agent session's resume point is, for readers without the bot. The bot keeps this comment up to date; editing it only makes readers read every comment._";
+
+/**
+ * Forgejo refuses a web edit (a checkbox tick) made on a page loaded before the
+ * body's last change: the form carries `content_version` (routers/web/repo/issue.go:2344,
+ * models/issues/issue_update.go:283-289). So after a person's edit the bot
+ * holds its timed dashboard writes this long: their next ticks on the same page
+ * still match. Agents' saves meanwhile are shown when the hold ends (docs/dashboard.md).
+ */
+export const DEFAULT_DASHBOARD_HOLD_MS = 60_000;
 
 /** The issue body without our section: the part that belongs to people. */
 function outside(body: string): string {
@@ -77,7 +96,24 @@ export class DashboardWriter {
   private stopped = false;
   /** The index comment as last written: its id, what it held (bar the watermark) and the pointer to it. */
   private indexComment: { id: number; content: string; ref: ResumeIndexRef } | null = null;
+  /** Timed writes wait until then (a person's edit; see DEFAULT_DASHBOARD_HOLD_MS). */
+  private heldUntil = 0;
+  /** flush() writes through a hold. */
+  private forced = false;
   writes = 0;
+
+  /** The body this process is writing now (its request may be in flight), else null. */
+  private writing: string | null = null;
+
+  /** Whether `body` is what this process wrote last or is writing now (not a person's edit). */
+  isOwnBody(body: string): boolean {
+    return body === this.writing || (body === this.lastWritten && this.writing === null && this.humanBody === null);
+  }
+
+  /** Whether timed writes are held now (a person edited recently). */
+  held(): boolean {
+    return Date.now() < this.heldUntil;
+  }
 
   constructor(private readonly o: DashboardWriterOptions) {}
 
@@ -91,6 +127,9 @@ export class DashboardWriter {
   noteHumanEdit(body: string): void {
     if (body === this.lastWritten) return;
     this.humanBody = body;
+    this.heldUntil = Date.now() + (this.o.holdMs ?? DEFAULT_DASHBOARD_HOLD_MS);
+    if (this.timer) clearTimeout(this.timer); // re-timed past the hold
+    this.timer = null;
     this.markDirty();
   }
 
@@ -99,7 +138,14 @@ export class DashboardWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     while (this.running) await this.running;
-    if (this.dirty) await this.run();
+    if (this.dirty) {
+      this.forced = true;
+      try {
+        await this.run();
+      } finally {
+        this.forced = false;
+      }
+    }
   }
 
   stop(): void {
@@ -110,7 +156,7 @@ export class DashboardWriter {
 
   private schedule(): void {
     if (this.timer || this.running || this.stopped) return;
-    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now());
+    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now(), this.heldUntil - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.run();
@@ -139,7 +185,14 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    let base = (await this.o.api.getIssue(this.o.repo, this.o.issue)).body;
+    const read = await this.o.api.getIssue(this.o.repo, this.o.issue);
+    let base = read.body;
+    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.user.login);
+    if (!this.forced && this.held()) {
+      this.dirty = true; // written when the hold ends
+      this.o.metrics?.dashboardWrites.inc({ result: "held" });
+      return;
+    }
     const ix = this.o.resumeIndex?.render();
     let ref: ResumeIndexRef | null | undefined;
     if (ix && Buffer.byteLength(ix.text) > (this.o.resumeIndex?.inlineMaxBytes ?? RESUME_INDEX_INLINE_MAX_BYTES)) {
@@ -166,8 +219,14 @@ export class DashboardWriter {
       return;
     }
     const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
-    await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
+    this.writing = next;
+    try {
+      await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
+    } finally {
+      this.writing = null;
+    }
     this.lastWritten = next;
+    this.o.onWritten?.(next);
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });
     this.o.logger.debug({ issue: this.o.issue, repaired }, "dashboard written");

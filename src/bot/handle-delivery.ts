@@ -61,11 +61,8 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
                 ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
               },
             };
+      // People's /checkpost commands run inside apply, once per comment id whatever path it came by (SessionTracker.runCommands).
       result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
-      // People's /checkpost commands; never the bot's own comments (its replies and [CONTROL]s).
-      if (action === "created" && comment.user.login.toLowerCase() !== d.self.toLowerCase()) {
-        await t.controls.onComment({ id: comment.id, body: comment.body, author: comment.user.login });
-      }
     } else if (event === "issues") {
       const data = validated(IssuesPayloadSchema, payload, event, d.log);
       if (!data) {
@@ -78,10 +75,9 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
       const t = d.tracker(repo, issue.number);
       if (t) {
         if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
-          t.dashboard.noteHumanEdit(issue.body);
           // Ticked or unticked control boxes: compare with the body the person edited (Forgejo sends it), else with what the bot renders now.
           const before = data.changes?.body?.from ?? spliceDashboard("", t.renderSection());
-          await t.controls.onBodyEdit(before, issue.body, sender.login);
+          await t.onHumanBodyEdit(before, issue.body, { login: sender.login });
         }
         result = "applied";
       } else if (issue.state === "open" && d.isSessionIssue(issue)) {

@@ -26,6 +26,22 @@ export class IssueLease {
     },
   ) {}
 
+  /** The lease's name in the store (the issue's key). */
+  get name(): string {
+    return this.o.name;
+  }
+
+  /**
+   * Whether the issue's writer looks gone: no lease, or one not renewed for
+   * over half its TTL (renewals come every third). A follower then reads
+   * Forgejo itself until a writer is back (reads are idempotent; only writes
+   * need the lease), so a killed leader does not blind the replicas for a TTL.
+   */
+  async leaderLapsed(nowMs: number = Date.now()): Promise<boolean> {
+    const l = await this.o.store.peekLease(this.o.name);
+    return !l || l.expiresAtMs - nowMs < this.o.ttlMs / 2;
+  }
+
   /** The fence to carry on leader writes, or null when not the writer. */
   current(): Fence | null {
     return this.lease && this.lease.expiresAtMs > Date.now() ? { name: this.lease.name, token: this.lease.token } : null;

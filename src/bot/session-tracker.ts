@@ -17,8 +17,10 @@ import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
 import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
-import { issueKey, parseSealedState } from "../projection-store/index.ts";
+import { isProtocolBody, issueKey, parseSealedState } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
+import type { BodyEditor } from "./control-desk.ts";
+import { DEFAULT_DASHBOARD_HOLD_MS } from "./dashboard-writer.ts";
 
 /**
  * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
@@ -28,6 +30,12 @@ import { AnomalyLog } from "./anomaly-log.ts";
 export const HOT_RECORDS = 16;
 /** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */
 const STORE_PAGE = 2000;
+/**
+ * The bot's first read of an issue runs the slash commands of comments created
+ * at most this long before it (a command posted while the bot was starting);
+ * older ones are history: claimed as seen, never run.
+ */
+export const COMMAND_GRACE_MS = 10 * 60_000;
 /** How often (at most) the projection's folded state is written to the store, besides on stop. */
 const SEALED_STATE_EVERY_MS = 60_000;
 
@@ -62,6 +70,8 @@ export interface TrackerOptions {
   compaction: { retentionMs: number; intervalMs: number };
   /** Anomalies already logged by this process (shared by its trackers); default: this tracker's own. */
   anomalyLog?: AnomalyLog;
+  /** After a person's edit of the body, dashboard writes wait this long (ms) so their next tick is not stale; default DEFAULT_DASHBOARD_HOLD_MS. */
+  dashboardHoldMs?: number;
 }
 
 /**
@@ -107,6 +117,7 @@ export class SessionTracker {
       repo: o.repo,
       issue: o.issue,
       minIntervalMs: o.dashboardIntervalMs,
+      holdMs: o.dashboardHoldMs ?? DEFAULT_DASHBOARD_HOLD_MS,
       logger: o.logger,
       metrics: o.metrics,
       render: (ref) => this.renderSection(ref),
@@ -115,6 +126,9 @@ export class SessionTracker {
         selfLogin: o.selfLogin,
         ...(o.resumeIndexInlineMaxBytes !== undefined ? { inlineMaxBytes: o.resumeIndexInlineMaxBytes } : {}),
       },
+      // The body changed since our last write and no webhook told us: a person's edit seen by this read.
+      onForeignEdit: (body, poster) => this.onPolledBody(body, poster),
+      onWritten: (body) => void (this.knownBody = body),
     });
     this.controls = new ControlDesk({
       api: o.api,
@@ -131,7 +145,54 @@ export class SessionTracker {
         this.dashboard.markDirty();
         await this.dashboard.flush();
       },
+      dashboardChanged: () => this.dashboard.markDirty(),
+      store: o.store,
+      storeKey: this.storeKey,
     });
+  }
+
+  /** The issue body as last seen or written by this process (null: not read yet), to notice people's edits when polling. */
+  private knownBody: string | null = null;
+  /** Set during the first read of an issue the store never held: older commands are history (COMMAND_GRACE_MS). */
+  private commandBaselineBeforeMs: number | null = null;
+
+  /**
+   * A person's edit of the body: hold dashboard writes, act on changed control
+   * boxes. `before` is the body they edited (a webhook's `changes.body.from`),
+   * else the body this process last knew.
+   */
+  async onHumanBodyEdit(before: string | null, after: string, editor: BodyEditor): Promise<void> {
+    const prev = before ?? this.knownBody;
+    this.knownBody = after;
+    this.dashboard.noteHumanEdit(after);
+    if (prev !== null) await this.controls.onBodyEdit(prev, after, editor);
+  }
+
+  /** A body read by a poll or before a dashboard write. */
+  private async onPolledBody(body: string, poster: string): Promise<void> {
+    if (body === this.knownBody) return;
+    // First read, or the bot's own write read back before it returned: not a person's edit.
+    if (this.knownBody === null || this.dashboard.isOwnBody(body)) {
+      this.knownBody = body;
+      return;
+    }
+    await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster });
+  }
+
+  /** Polling: read the body too, so ticks work without webhooks. */
+  private async pollBody(): Promise<void> {
+    const issue = await this.o.api.getIssue(this.o.repo, this.o.issue);
+    await this.onPolledBody(issue.body, issue.user.login);
+  }
+
+  /** People's slash commands in comments the store took as new (a first sight, by whatever path): each claimed once in the store. */
+  private async runCommands(changed: readonly CommentEvent[]): Promise<void> {
+    for (const e of changed) {
+      if (e.type !== "upsert" || !e.comment.body.includes("/checkpost")) continue;
+      const c = e.comment;
+      const baseline = this.commandBaselineBeforeMs !== null && Date.parse(c.createdAt) < this.commandBaselineBeforeMs;
+      await this.controls.onComment({ id: c.id, body: c.body, author: c.author }, { baseline });
+    }
   }
 
   /** Signing and legacy-writer policy of the resume index. */
@@ -173,13 +234,68 @@ export class SessionTracker {
    * store may have stored them first, and the projection ignores what it holds.
    */
   async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
-    await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
+    const touched = this.controlTouches(events);
+    const before = touched.size ? this.controlStates() : null;
+    const stored = await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     this.asOf = this.now();
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
     await this.readHistory();
     if (changed) this.afterChange();
+    // Commands only from what the store took as new: a redelivered, replayed or re-read comment is not (and its id is claimed anyway).
+    await this.runCommands(stored.changed);
+    if (before && changed) await this.restoreControls(before, touched, events);
     return changed;
+  }
+
+  /** Comments of this batch that may undo a control: edits of the bot's own [CONTROL] records, and deletes. */
+  private controlTouches(events: readonly CommentEvent[]): Map<number, string> {
+    const out = new Map<number, string>();
+    const self = this.o.selfLogin.toLowerCase();
+    for (const e of events) {
+      if (e.type === "delete") out.set(e.commentId, "deleted");
+      // Any version of the bot's own protocol comment (an edit in the second it was posted keeps updated_at): only a lost effect is restored.
+      else if (e.comment.author.toLowerCase() === self && isProtocolBody(e.comment.body)) out.set(e.comment.id, `edited at ${e.comment.updatedAt}`);
+    }
+    return out;
+  }
+
+  private controlStates(): Map<string, AgentEntry> {
+    const m = new Map<string, AgentEntry>();
+    for (const e of this.projection.snapshot().entries) if (e.control) m.set(entryKey(e.agent, e.session), e);
+    return m;
+  }
+
+  /**
+   * Control records are immutable in effect (issue 19.7): when an edit or delete of a [CONTROL]
+   * comment changed an entry's controls, the writer records the lost effect again as a new
+   * [CONTROL] (the edited one stays ignored and listed as an anomaly), so the bot and every cold
+   * reader (which follow the newest records) agree that the state did not change.
+   */
+  private async restoreControls(before: Map<string, AgentEntry>, touched: Map<number, string>, events: readonly CommentEvent[]): Promise<void> {
+    if (!this.o.lease.current()) return; // the writer restores; the others fold its record
+    const after = this.controlStates();
+    const fresh = new Set(events.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));
+    for (const [k, b] of before) {
+      const a = after.get(k)?.control;
+      const bc = b.control!;
+      const restore = async (ref: NonNullable<typeof bc.paused>, action: typeof ref.action) => {
+        const why = touched.get(ref.commentId) ?? "undone";
+        await this.controls.restore(b.agent, b.session, { ...ref, action }, `restores [CONTROL] comment ${ref.commentId} (${why})`, `restore:${ref.commentId}:${why}`);
+      };
+      if (bc.paused && touched.has(bc.paused.commentId) && a?.paused?.commentId !== bc.paused.commentId) await restore(bc.paused, "pause");
+      if (bc.pending && touched.has(bc.pending.commentId) && a?.pending?.commentId !== bc.pending.commentId) await restore(bc.pending, bc.pending.action);
+      if (bc.hidden && touched.has(bc.hidden.commentId) && a?.hidden?.commentId !== bc.hidden.commentId) await restore(bc.hidden, "hide");
+    }
+    // An older pause came back: an unpause record was edited or deleted.
+    for (const [k, e] of after) {
+      const p = e.control?.paused;
+      if (!p || fresh.has(p.commentId) || before.get(k)?.control?.paused) continue;
+      const gone = [...touched.keys()].find((id) => id > p.commentId);
+      if (gone === undefined) continue;
+      const why = touched.get(gone) as string;
+      await this.controls.restore(e.agent, e.session, { action: "unpause", by: null }, `restores the unpause of [CONTROL] comment ${gone} (${why})`, `restore:${gone}:${why}`);
+    }
   }
 
   /**
@@ -266,7 +382,12 @@ export class SessionTracker {
     const stored = watermark ? await this.forEachStored(restore, sealed ? { claim } : {}) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
-      await this.reconcile();
+      this.commandBaselineBeforeMs = this.now().getTime() - COMMAND_GRACE_MS;
+      try {
+        await this.reconcile();
+      } finally {
+        this.commandBaselineBeforeMs = null;
+      }
       return "forgejo";
     }
     await this.readHistory();
@@ -309,6 +430,7 @@ export class SessionTracker {
     changed = this.projection.retainOnly(listed) || changed;
     // Saves on the closed predecessor since: checked on start and on every reconcile (maintain does it).
     this.lateCarryDue = true;
+    await this.pollBody();
     if (changed) this.afterChange();
     else this.scheduleMaintenance();
     return changed;
@@ -322,7 +444,9 @@ export class SessionTracker {
     if (this.pollFromMs === 0) return this.reconcile();
     const since = forgejoTime(this.pollFromMs);
     const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { since });
-    return this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+    const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+    await this.pollBody();
+    return changed;
   }
 
   /** Re-evaluate liveness; returns the transitions (each logged, shown and alerted once). */

@@ -104,6 +104,7 @@ export class TrackerRegistry {
       selfLogin: this.d.selfLogin,
       dashboardIntervalMs: config.dashboardIntervalMs,
       ...(config.resumeIndexInlineMaxBytes !== undefined ? { resumeIndexInlineMaxBytes: config.resumeIndexInlineMaxBytes } : {}),
+      ...(config.dashboardHoldMs !== undefined ? { dashboardHoldMs: config.dashboardHoldMs } : {}),
       liveness: config.liveness,
       staleAlerts: config.staleAlerts,
       ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),

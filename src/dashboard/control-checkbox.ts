@@ -1,4 +1,5 @@
 import type { ControlAction } from "../protocol/index.ts";
+import { bodyHash } from "../projection/body-hash.ts";
 import { DASHBOARD_END, DASHBOARD_START } from "./markers.ts";
 
 /** The actions a dashboard checkbox can carry (`unpause` is unticking pause). */
@@ -61,9 +62,34 @@ export function parseControlCheckboxes(body: string): ControlCheckbox[] {
 }
 
 /**
+ * Which rendering of the dashboard a body holds: a digest of its dashboard
+ * section(s) with every control box unticked. People's ticks do not change it;
+ * each bot write does (its "Updated" line). With the box, it keys a tick: the
+ * same tick seen again (webhook redelivery, a replayed delivery, a poll that
+ * re-reads the body, another replica) has the same key and runs once (docs/security.md).
+ */
+export function dashboardRenderKey(body: string): string {
+  const lines: string[] = [];
+  let inside = false;
+  for (const line of body.split(/\r?\n/)) {
+    if (line.startsWith(DASHBOARD_START)) inside = true;
+    if (inside) lines.push(LINE.test(line) ? line.replace(/\[[xX]\]/, "[ ]") : line);
+    if (line.startsWith(DASHBOARD_END)) inside = false;
+  }
+  return bodyHash(lines.join("\n")).slice(0, 32);
+}
+
+/** A tick command's once-key: the render it was made on, the box (identity, not position) and the state it asks for. */
+export function tickCommandKey(renderKey: string, c: { action: ControlAction; agent: string; session: string; target?: number }): string {
+  return `tick:${renderKey}:${c.action}:${Buffer.from(JSON.stringify([c.agent, c.session]), "utf8").toString("base64url")}:${c.target ?? ""}`;
+}
+
+/**
  * The commands a person's edit of the dashboard asks for: boxes whose state
  * differs from what the bot rendered (`before`). Pause is a state (ticked =
- * paused, unticked = unpause); the others act when ticked.
+ * paused, unticked = unpause); the others act when ticked. Boxes are matched
+ * by the key on their own line (agent, session, action, target), never by
+ * position, so text people add elsewhere cannot shift one box onto another.
  */
 export function checkboxCommands(before: string, after: string): { action: ControlAction; agent: string; session: string; target?: number }[] {
   const id = (c: ControlCheckbox) => `${c.action} ${JSON.stringify([c.agent, c.session])} ${c.target ?? ""}`;

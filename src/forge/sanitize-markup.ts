@@ -120,7 +120,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
     ol: ["start"],
     details: ["open"],
     time: ["datetime"],
-    input: [{ name: "type", multiple: false, values: ["checkbox"] }, "checked", "disabled"],
+    input: [{ name: "type", multiple: false, values: ["checkbox"] }, "checked", "disabled", "data-source-position"],
   },
   // Fenced code keeps its language class (`language-json`, `language-mermaid`) and nothing else.
   allowedClasses: { code: [/^language-[\w.+-]{1,40}$/] },
@@ -129,10 +129,29 @@ const OPTIONS: sanitizeHtml.IOptions = {
   allowedSchemesAppliedToAttributes: ["href", "src", "cite"],
   allowProtocolRelative: true,
   transformTags: { a: dropUnsafeUrl("href", "link"), img: dropUnsafeUrl("src", "image") },
-  // A task-list checkbox is the only input that survives; anything else would be a text box or a button.
+  // A task-list checkbox the renderer drew is the only input that survives (see sanitizeMarkup).
   exclusiveFilter: (frame) => frame.tag === "input" && frame.attribs.type !== "checkbox",
 };
 
-export function sanitizeMarkup(html: string): string {
-  return sanitizeHtml(html, OPTIONS);
+/**
+ * `taskNonce`: the render's nonce (renderMarkdown). Only inputs carrying it (task-list boxes the
+ * renderer drew) are kept, with their source offset as `data-source-position` (as Forgejo's);
+ * every other `<input>` (raw HTML in people's text) is removed. Without a nonce every input goes.
+ */
+export function sanitizeMarkup(html: string, opts: { taskNonce?: string } = {}): string {
+  const nonce = opts.taskNonce;
+  return sanitizeHtml(html, {
+    ...OPTIONS,
+    transformTags: {
+      ...OPTIONS.transformTags,
+      input: (tagName, attribs) => {
+        const m = nonce !== undefined ? /^([0-9a-f]+):(\d{1,9}|-)$/.exec(attribs["data-task"] ?? "") : null;
+        if (!m || m[1] !== nonce) return { tagName, attribs: { type: "dropped" } };
+        return {
+          tagName,
+          attribs: { type: "checkbox", disabled: "", ...("checked" in attribs ? { checked: "" } : {}), ...(m[2] !== "-" ? { "data-source-position": m[2] as string } : {}) },
+        };
+      },
+    },
+  });
 }

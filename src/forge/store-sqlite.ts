@@ -53,6 +53,20 @@ export class ForgeStore {
     this.db.pragma("foreign_keys = ON");
     this.db.exec(FORGE_SCHEMA);
     this.migrate();
+    // Forgejo's issue.content_version (models/issues/issue.go:101); added to stores made before it.
+    const cols = this.db.prepare("SELECT name FROM pragma_table_info('issues')").all() as { name: string }[];
+    if (!cols.some((c) => c.name === "content_version")) this.db.exec("ALTER TABLE issues ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0");
+  }
+
+  /**
+   * Set the body as Forgejo's ChangeIssueContent does (models/issues/issue_update.go:280-289): the
+   * version moves on by one, and only if it still is `expectedVersion` (false: someone changed it since).
+   */
+  changeIssueContent(id: number, body: string, expectedVersion: number, now: number): boolean {
+    return (
+      this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = max(updated_unix, ?) WHERE id = ? AND content_version = ?", body, now, id, expectedVersion)
+        .changes === 1
+    );
   }
 
   /**

@@ -127,6 +127,8 @@ export interface IssueRow {
   created_unix: number;
   updated_unix: number;
   closed_unix: number;
+  /** Forgejo's issue.content_version: +1 at every body change; a web edit must name the current one. */
+  content_version: number;
 }
 
 export interface CommentRow {

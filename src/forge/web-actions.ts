@@ -10,34 +10,11 @@ import { verifyPassword } from "./password.ts";
 import type { SignInLimiter } from "./sign-in-limit.ts";
 import { createComment } from "./routes/comments.ts";
 import { editIssue } from "./routes/issues.ts";
+import { setTaskAt } from "./task-positions.ts";
 import type { ApiResult } from "./types.ts";
 import { CSRF_COOKIE, SESSION_COOKIE, cookie, parseCookies, sameToken } from "./web-session.ts";
 import type { WebSessions } from "./web-session.ts";
 import { renderLoginPage } from "./web-view.ts";
-
-const TASK_LINE = /^(\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[)([ xX])(\]\s)/;
-
-/**
- * Toggle the `index`-th task-list item of a Markdown body (outside code fences), as the rendered
- * page numbers its checkboxes. Null when there is no such item.
- */
-export function setTaskItem(body: string, index: number, checked: boolean): string | null {
-  const lines = body.split("\n");
-  let n = 0;
-  let fenced = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
-    if (fenced) continue;
-    const m = TASK_LINE.exec(line);
-    if (!m) continue;
-    if (n++ === index) {
-      lines[i] = `${m[1]}${checked ? "x" : " "}${m[3]}${line.slice(m[0].length)}`;
-      return lines.join("\n");
-    }
-  }
-  return null;
-}
 
 /** Only a path on this server: "/x", never "//host" or "/\\host". */
 function localPath(p: string | null, fallback: string): string {
@@ -102,8 +79,18 @@ export async function handleWebPost(forge: ForgeContext, sessions: WebSessions, 
   }
   const repo = forge.store.repoByName(params.owner, params.repo);
   const issue = repo ? forge.store.issueByIndex(repo.id, Number(params.index)) : undefined;
-  const index = Number(form.get("index"));
-  const next = issue && Number.isSafeInteger(index) && index >= 0 ? setTaskItem(issue.body, index, form.get("checked") === "true") : null;
+  if (!issue) return plain(404, "Not found");
+  // As Forgejo's UpdateIssueContent (routers/web/repo/issue.go:2344): the page's content_version must
+  // still be the issue's, else the edit is refused (ErrIssueAlreadyChanged, models/issues/issue_update.go:289)
+  // with a 400 and "repo.issues.edit.already_changed". A missing version reads as 0 (ctx.FormInt).
+  if (Number(form.get("content_version") ?? 0) !== issue.content_version)
+    return plain(
+      400,
+      "Unable to save changes to the issue. It appears the content has already been changed by another user. Please refresh the page and try editing again to avoid overwriting their changes.",
+    );
+  // The box is named by its offset in the source (data-source-position), as Forgejo's page does.
+  const position = Number(form.get("position"));
+  const next = Number.isSafeInteger(position) && position >= 0 ? setTaskAt(issue.body, position, form.get("checked") === "true") : null;
   if (next === null) return plain(404, "No such task item.");
   const r = run(editIssue, { body: next });
   if (r.status >= 300) return plain(r.status, `The change was not saved (${r.status}): you may not edit this issue.`);

@@ -16,7 +16,8 @@ function mermaidBundle(): Buffer {
  * The page's own script (no inline script: the CSP allows scripts from this origin only). It draws
  * ```mermaid blocks with mermaid (closed <details> when first opened, as a hidden chart has no size),
  * and, for a signed-in viewer, turns the issue body's task-list checkboxes into controls: a change
- * submits the task form (index of the box, new state, CSRF token), as Forgejo's UI does.
+ * submits the task form (the box's source offset, new state, the page's content_version, CSRF token),
+ * as Forgejo's UI does (web_src/js/markup/tasklist.js).
  */
 const PAGE_JS = `(function () {
   "use strict";
@@ -42,12 +43,14 @@ const PAGE_JS = `(function () {
   });
   var form = document.getElementById("task-form");
   if (form) {
-    var boxes = document.querySelectorAll(".issue-body .markup input[type=checkbox]");
-    Array.prototype.forEach.call(boxes, function (box, i) {
+    var body = document.querySelector(".issue-body");
+    var boxes = document.querySelectorAll(".issue-body .markup input[type=checkbox][data-source-position]");
+    Array.prototype.forEach.call(boxes, function (box) {
       box.disabled = false;
       box.addEventListener("change", function () {
-        form.elements.index.value = String(i);
+        form.elements.position.value = box.getAttribute("data-source-position");
         form.elements.checked.value = box.checked ? "true" : "false";
+        form.elements.content_version.value = body.getAttribute("data-content-version");
         form.submit();
       });
     });

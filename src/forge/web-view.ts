@@ -124,7 +124,7 @@ export function renderWeb(f: ForgeContext, pathname: string, viewer: WebViewer |
 <h1 class="issue-title">${escapeHtml(issue.title)} <span class="index">#${issue.idx}</span></h1>
 <p class="state">${issue.is_closed ? "Closed" : "Open"}</p>
 <p class="labels">${labels}</p>
-<div class="issue-body"><div class="meta">${escapeHtml(poster.login)} opened <time datetime="${rfc3339(issue.created_unix)}">${rfc3339(issue.created_unix)}</time></div><div class="markup">${renderBody(issue.body, `/api/v1/repos/${owner.login}/${repo.name}/issues/${issue.idx}`)}</div></div>
+<div class="issue-body" data-content-version="${issue.content_version}"><div class="meta">${escapeHtml(poster.login)} opened <time datetime="${rfc3339(issue.created_unix)}">${rfc3339(issue.created_unix)}</time></div><div class="markup">${renderBody(issue.body, `/api/v1/repos/${owner.login}/${repo.name}/issues/${issue.idx}`)}</div></div>
 <div class="comments">${comments.join("\n")}</div>${viewer ? forms(`/${owner.login}/${repo.name}/issues/${issue.idx}`, viewer) : `<p><a href="/user/login?redirect_to=${encodeURIComponent(pathname)}">Sign in</a> to join this conversation.</p>`}`;
   return { status: 200, html: page(`${issue.title} - #${issue.idx} - ${owner.login}/${repo.name}`, body, viewer, pathname), headers: HEADERS };
 }
@@ -133,5 +133,5 @@ export function renderWeb(f: ForgeContext, pathname: string, viewer: WebViewer |
 function forms(issuePath: string, viewer: WebViewer): string {
   const csrf = `<input type="hidden" name="_csrf" value="${escapeHtml(viewer.csrf)}">`;
   return `<form id="comment-form" method="post" action="${escapeHtml(issuePath)}/comments">${csrf}<textarea name="content" aria-label="Comment" placeholder="Leave a comment"></textarea><button type="submit">Comment</button></form>
-<form id="task-form" method="post" action="${escapeHtml(issuePath)}/tasks" hidden>${csrf}<input type="hidden" name="index" value=""><input type="hidden" name="checked" value=""></form>`;
+<form id="task-form" method="post" action="${escapeHtml(issuePath)}/tasks" hidden>${csrf}<input type="hidden" name="position" value=""><input type="hidden" name="checked" value=""><input type="hidden" name="content_version" value=""></form>`;
 }

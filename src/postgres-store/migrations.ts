@@ -122,4 +122,19 @@ CREATE TABLE checkpost_projection_state (
 );
 `,
   },
+  {
+    version: 3,
+    name: "commands",
+    sql: `
+-- People's commands already claimed (a slash comment by comment id, a dashboard tick by
+-- render and box): each runs at most once, whichever replica or path sees it (ControlDesk).
+CREATE TABLE checkpost_commands (
+  issue_key   text   NOT NULL,
+  command_key text   NOT NULL,
+  outcome     text   NOT NULL,
+  at_ms       bigint NOT NULL,
+  PRIMARY KEY (issue_key, command_key)
+);
+`,
+  },
 ];

@@ -497,6 +497,24 @@ export class PostgresProjectionStore implements ProjectionStore {
     );
   }
 
+  async peekLease(name: string): Promise<Lease | null> {
+    return this.guard(async () => {
+      const r = await this.pool.query<{ holder: string; token: string; expires_ms: string }>("SELECT holder, token::text, expires_ms::text FROM checkpost_leases WHERE name = $1", [name]);
+      const row = r.rows[0];
+      return row ? { name, holder: row.holder, token: Number(row.token), expiresAtMs: Number(row.expires_ms) } : null;
+    });
+  }
+
+  async claimCommand(issue: IssueKey, key: string, outcome: "run" | "baseline"): Promise<boolean> {
+    return this.guard(async () => {
+      const r = await this.pool.query(
+        "INSERT INTO checkpost_commands (issue_key, command_key, outcome, at_ms) VALUES ($1, $2, $3, COALESCE($4::bigint, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)) ON CONFLICT DO NOTHING",
+        [issue, key, outcome, this.nowParam()],
+      );
+      return r.rowCount === 1;
+    });
+  }
+
   async checkFence(fence: Fence): Promise<void> {
     await this.fenced(fence, async () => undefined);
   }

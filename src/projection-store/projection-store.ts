@@ -173,6 +173,18 @@ export interface ProjectionStore {
   renewLease(lease: Lease, ttlMs: number): Promise<Lease | null>;
   /** Give the lease up now (only if still held with this token). */
   releaseLease(lease: Lease): Promise<void>;
+  /** The lease as stored (any holder), or null when never taken: a follower reads it to notice a lapsed leader. */
+  peekLease(name: string): Promise<Lease | null>;
+
+  /**
+   * Claim a people's command (a slash comment, a dashboard tick) by its key:
+   * true the first time the key is claimed for this issue, false ever after.
+   * Every path a command can arrive by (webhook, redelivery, replay, poll,
+   * reconcile, another replica) claims before acting, so it runs at most once.
+   * `outcome` notes why (`run`, `baseline`: seen on the first read, not run).
+   * Kept by clearIssue (a rebuild must not run old commands again).
+   */
+  claimCommand(issue: IssueKey, key: string, outcome: "run" | "baseline"): Promise<boolean>;
   /** Throws StaleLeaseError unless `fence.token` is the current token of an unexpired lease. */
   checkFence(fence: Fence): Promise<void>;
 

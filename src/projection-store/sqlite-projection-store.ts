@@ -10,7 +10,7 @@ import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, P
 import { StaleLeaseError } from "./stale-lease-error.ts";
 
 /** Bump with every change to SCHEMA; older files are migrated by MIGRATIONS[old version]. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS comments (
   issue TEXT NOT NULL, id INTEGER NOT NULL, author TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS issue_meta (issue TEXT PRIMARY KEY, json TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, issue TEXT NOT NULL, at_ms INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS deliveries_at ON deliveries (at_ms);
 CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT, token INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
+-- Schema 2: people's commands already claimed (run once, ever: ControlDesk).
+CREATE TABLE IF NOT EXISTS commands (issue TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, at_ms INTEGER NOT NULL, PRIMARY KEY (issue, key)) WITHOUT ROWID;
 `;
 
 interface CommentRow {
@@ -247,6 +249,13 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     },
     async checkFence(fence) {
       fenceOk(fence);
+    },
+    async peekLease(name) {
+      const r = leaseRow(name);
+      return r && r.holder !== null ? { name, holder: r.holder, token: r.token, expiresAtMs: r.expires_ms } : null;
+    },
+    async claimCommand(issue, key, outcome) {
+      return write(() => st("INSERT INTO commands (issue, key, outcome, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(issue, key, outcome, now()).changes === 1);
     },
     async close() {
       db.close();

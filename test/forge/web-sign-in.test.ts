@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { setTaskItem } from "../../src/forge/web-actions.ts";
+import { setTaskAt, taskPositions } from "../../src/forge/task-positions.ts";
 import { seededForge, type Seeded } from "./helpers.ts";
 
 let s: Seeded;
@@ -73,14 +73,19 @@ describe("web view sign-in, CSRF and forms", () => {
     const c = await post(`${s.forge.url}/alice/widgets/issues/1/comments`, { _csrf: csrf, content: "hi from the page" }, alice.j.header());
     expect(c.status).toBe(303);
     expect(c.headers.get("location")).toMatch(/^\/alice\/widgets\/issues\/1#issuecomment-\d+$/);
-    const t = await post(`${s.forge.url}/alice/widgets/issues/1/tasks`, { _csrf: csrf, index: "1", checked: "true" }, alice.j.header());
+    const version = /data-content-version="(\d+)"/.exec(html)?.[1] ?? "";
+    const positions = [...html.matchAll(/data-source-position="(\d+)"/g)].map((m) => m[1] as string);
+    expect(positions).toHaveLength(2);
+    const t = await post(`${s.forge.url}/alice/widgets/issues/1/tasks`, { _csrf: csrf, position: positions[1]!, checked: "true", content_version: version }, alice.j.header());
     expect(t.status).toBe(303);
     const issue = (await (await fetch(`${s.forge.url}/api/v1/repos/alice/widgets/issues/1`)).json()) as { body: string };
     expect(issue.body).toBe("```\n- [ ] not a task\n```\n- [ ] one\n- [x] two");
     // bob may comment on a public repo but not edit alice's issue.
     const bob = await signIn("bob", "bob-pass");
     const bobCsrf = csrfOf(await (await fetch(`${s.forge.url}/alice/widgets/issues/1`, { headers: { cookie: bob.j.header() } })).text());
-    expect((await post(`${s.forge.url}/alice/widgets/issues/1/tasks`, { _csrf: bobCsrf, index: "0", checked: "true" }, bob.j.header())).status).toBe(403);
+    const bobPage = await (await fetch(`${s.forge.url}/alice/widgets/issues/1`, { headers: { cookie: bob.j.header() } })).text();
+    const bobVersion = /data-content-version="(\d+)"/.exec(bobPage)?.[1] ?? "";
+    expect((await post(`${s.forge.url}/alice/widgets/issues/1/tasks`, { _csrf: bobCsrf, position: positions[0]!, checked: "true", content_version: bobVersion }, bob.j.header())).status).toBe(403);
     // alice's token does not work in bob's session.
     expect((await post(`${s.forge.url}/alice/widgets/issues/1/comments`, { _csrf: csrf, content: "forged" }, bob.j.header())).status).toBe(400);
   });
@@ -98,10 +103,21 @@ describe("web view sign-in, CSRF and forms", () => {
   });
 });
 
-describe("setTaskItem", () => {
-  it("flips the n-th task line outside code fences and nothing else", () => {
-    expect(setTaskItem("- [ ] a\n* [x] b\n1. [ ] c", 1, false)).toBe("- [ ] a\n* [ ] b\n1. [ ] c");
-    expect(setTaskItem("```\n- [ ] x\n```\n- [ ] a", 0, true)).toBe("```\n- [ ] x\n```\n- [x] a");
-    expect(setTaskItem("- [ ] a", 3, true)).toBeNull();
+describe("task boxes by source position (issue 19.5), as Forgejo's data-source-position", () => {
+  it("a task line inside an HTML comment or raw HTML draws no box and shifts nothing", () => {
+    const body = "<!--\n- [ ] invisible\n-->\n<input type=checkbox>\n\n- [ ] a\n* [x] b\n1. [ ] c";
+    const positions = taskPositions(body);
+    expect(positions).toHaveLength(3);
+    expect(positions.map((p) => body[p!])).toEqual(["[", "[", "["]);
+    expect(setTaskAt(body, positions[1]!, false)).toBe(body.replace("* [x] b", "* [ ] b"));
+    expect(setTaskAt("```\n- [ ] x\n```\n- [ ] a", taskPositions("```\n- [ ] x\n```\n- [ ] a")[0]!, true)).toBe("```\n- [ ] x\n```\n- [x] a");
+    // A made-up offset (the hidden line's box) is no box.
+    expect(setTaskAt(body, body.indexOf("[ ] invisible"), true)).toBeNull();
+  });
+
+  it("counts CRLF line ends as one, as the page does", () => {
+    const body = "x\r\n\r\n- [ ] a\r\n- [ ] b";
+    const [, b] = taskPositions(body);
+    expect(setTaskAt(body, b!, true)).toBe("x\r\n\r\n- [ ] a\r\n- [x] b");
   });
 });

@@ -203,6 +203,27 @@ export function projectionStoreContract(name: string, setup: () => Promise<Store
       expect(await store.hasAlert(ISSUE, "k1")).toBe(true);
     });
 
+    it("claims a command key once, ever: across instances, concurrent claims and a cleared issue", async () => {
+      const other = await open();
+      expect(await store.claimCommand(ISSUE, "comment:7", "run")).toBe(true);
+      expect(await store.claimCommand(ISSUE, "comment:7", "run")).toBe(false);
+      expect(await other.claimCommand(ISSUE, "comment:7", "baseline")).toBe(false);
+      // Per issue: the same key on another issue is another command.
+      expect(await other.claimCommand(OTHER, "comment:7", "run")).toBe(true);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : other).claimCommand(ISSUE, "tick:r1:pause:x:", "run")));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      // A rebuild (clearIssue) must not run old commands again.
+      await store.clearIssue(ISSUE);
+      expect(await store.claimCommand(ISSUE, "comment:7", "run")).toBe(false);
+    });
+
+    it("shows the lease as stored to a follower (peekLease), whoever holds it", async () => {
+      expect(await store.peekLease(ISSUE)).toBeNull();
+      const a = (await store.acquireLease(ISSUE, "a", 10_000))!;
+      const other = await open();
+      expect(await other.peekLease(ISSUE)).toMatchObject({ name: ISSUE, holder: "a", token: a.token, expiresAtMs: t0 + 10_000 });
+    });
+
     it("shares leases and delivery ids between two instances on one database", async () => {
       const other = await open();
       const a = await store.acquireLease(ISSUE, "process-1", 10_000);

@@ -37,13 +37,22 @@ const healthyEnv = (world: BotWorld, extra: NodeJS.ProcessEnv = {}): NodeJS.Proc
 });
 
 describe("checkpost doctor", () => {
+  it("warns loudly when its token is the bot's own login: the bot ignores commands made with it (issue 19.8)", async () => {
+    w = await botWorld({ signingKey: "a-signing-key-0123456789", trustedAuthors: ["agent"] });
+    const r = await doctor({ ...healthyEnv(w), FORGEJO_TOKEN: w.botToken }, ["--bot-url", w.bot.url]);
+    const check = r.report.checks.find((c) => c.check === "bot-login");
+    expect(check).toMatchObject({ status: "warn" });
+    expect(check?.message).toMatch(/IGNORES every \/checkpost command and dashboard tick/);
+  });
+
   it("exits 0 with every check ok on a healthy deployment", async () => {
     w = await botWorld({ signingKey: "a-signing-key-0123456789", trustedAuthors: ["agent"] });
     const r = await doctor(healthyEnv(w), ["--bot-url", w.bot.url]);
     expect(r.report.checks.filter((c) => c.status !== "ok")).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.report.ok).toBe(true);
-    expect(r.report.checks.map((c) => c.check)).toEqual(["config", "forgejo", "token", "repository", "identity", "session-issue", "webhook", "trusted-authors", "signing-key", "bot-api"]);
+    expect(r.report.checks.map((c) => c.check)).toEqual(["config", "forgejo", "token", "repository", "identity", "session-issue", "webhook", "trusted-authors", "signing-key", "bot-login", "bot-api"]);
+    expect(r.text("bot-login")).toMatch(/runs as checkpost-bot, not as agent/);
     expect(r.text("forgejo")).toContain("13.0.5+gitea-");
     expect(r.text("token")).toContain("agent");
     expect(r.text("session-issue")).toContain(`#${w.issue}`);

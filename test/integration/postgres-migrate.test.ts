@@ -34,6 +34,7 @@ describe.skipIf(!server.url)(`PostgreSQL migrations${server.url ? "" : ` (skippe
     const tables = (await cs[0]!.query("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'checkpost_%' ORDER BY 1")).rows.map((r: { table_name: string }) => r.table_name);
     expect(tables).toEqual([
       "checkpost_alerts",
+      "checkpost_commands",
       "checkpost_comments",
       "checkpost_deliveries",
       "checkpost_entries",

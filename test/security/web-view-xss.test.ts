@@ -187,7 +187,8 @@ describe("renderMarkdown sanitizes like Forgejo", () => {
     expect(html).toContain('href="//example.org/x"');
     expect(html).toContain('<img src="https://example.org/logo.png" alt="logo" />');
     expect(html).toContain('<code class="language-json">');
-    expect(html).toMatch(/<input checked(="")? disabled(="")? type="checkbox" \/>/);
+    // Forgejo's form: a disabled checkbox carrying its source offset (modules/markup/markdown/transform_list.go:27).
+    expect(html).toMatch(/<input type="checkbox" disabled(="")? checked(="")? data-source-position="\d+" \/>/);
     expect(html).toContain("<table>");
     expect(html).toContain("<details><summary>more</summary>hidden <kbd>Ctrl</kbd></details>");
     expect(html).toContain("line one<br />line two"); // Forgejo: hard line breaks in comments

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../../config/env.ts";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, ForgejoApiError } from "../../errors.ts";
@@ -24,6 +25,9 @@ export interface DoctorOptions extends RepoFlags {
   /** Injected fetch for the bot checks (tests). */
   fetch?: typeof fetch;
 }
+
+/** What /healthz answers (the bot's login since issue 19). */
+const HealthSchema = z.object({ status: z.string(), login: z.string().optional() });
 
 const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 const WEBHOOK_EVENTS = ["issues", "issue_comment"];
@@ -127,7 +131,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorChec
     });
 
   // 8. The bot: reachable, ready, accepts our API token, watches this issue.
-  if (o.botUrl) await checkBot(o.botUrl, env, repo, issue, o.fetch ?? fetch, add);
+  if (o.botUrl) await checkBot(o.botUrl, env, repo, issue, o.fetch ?? fetch, add, login);
   else add({ check: "bot", status: "skip", message: "pass --bot-url URL to check the bot" });
   return checks;
 }
@@ -362,7 +366,7 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
     });
 }
 
-async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: ForgejoIssue | undefined, doFetch: typeof fetch, add: (c: DoctorCheck) => void): Promise<void> {
+async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: ForgejoIssue | undefined, doFetch: typeof fetch, add: (c: DoctorCheck) => void, login: string): Promise<void> {
   const base = botUrl.replace(/\/+$/, "");
   const shown = redactUrl(base);
   const get = (path: string, auth: boolean) =>
@@ -376,6 +380,17 @@ async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: Fo
       add({ check: "bot", status: "fail", message: `${shown}/healthz answered ${health.status}`, fix: "check --bot-url and the bot's logs" });
       return;
     }
+    // The bot never runs slash commands or ticks made with its own login (docs/bot.md#who-may-command).
+    const botLogin = HealthSchema.safeParse(await health.json().catch(() => null)).data?.login;
+    if (botLogin !== undefined && botLogin.toLowerCase() === login.toLowerCase())
+      add({
+        check: "bot-login",
+        status: "warn",
+        message: `this token is the bot's own login (${login}): the bot IGNORES every /checkpost command and dashboard tick made with it`,
+        fix: "give people and agents their own Forgejo accounts and tokens; keep the bot's token for the bot",
+      });
+    else if (botLogin !== undefined)
+      add({ check: "bot-login", status: "ok", message: `the bot runs as ${botLogin}, not as ${login}: commands made with this token are honoured (write access needed)` });
   } catch (e) {
     add({ check: "bot", status: "fail", message: `the bot at ${shown} is not reachable: ${message(e)}`, fix: "check --bot-url and that the bot runs (npm start)" });
     return;

@@ -135,6 +135,11 @@ export const editIssue: RouteHandler = (ctx) => {
   if (events.length > 0) {
     ctx.forge.store.updateIssue(issue.id, { title, body, isClosed, closedUnix, isLocked: issue.is_locked === 1 }, now);
   }
+  // Forgejo's API edit changes the content whenever a body is sent, at the version it just read, so it
+  // never conflicts; the version still moves on (routers/api/v1/repo/issue.go:864, ChangeContent with
+  // issue.ContentVersion; EditIssueOption in modules/structs/issue.go has no content_version field).
+  // Only the web edit names a version and can be refused (web-actions.ts).
+  if (f.body !== undefined) ctx.forge.store.changeIssueContent(issue.id, body, issue.content_version, events.length ? now : issue.updated_unix);
   // Forgejo answers 201 Created here (not 200), as its swagger says.
   return {
     status: 201,
