@@ -73,11 +73,12 @@ function cli(world: BotWorld, cacheDir: string) {
     CHECKPOST_TRUSTED_AUTHORS: "checkpost-bot",
     CHECKPOST_CACHE_DIR: cacheDir,
   };
-  return async (args: string[]) => {
+  // `status` exits 3 when something needs attention (a paused agent does): README, "Exit codes".
+  return async (args: string[], expectedCode = 0) => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(args, { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => "", cwd: process.cwd(), env });
-    expect(code, err.join("")).toBe(0);
+    expect(code, err.join("")).toBe(expectedCode);
     return JSON.parse(out.join("")) as Record<string, unknown>;
   };
 }
@@ -126,7 +127,7 @@ describe("the session chain across three rollovers", () => {
     expect(await run(["resume", "--agent", A, "--session", "s2"])).toMatchObject({ phase: "subtask_1_complete", directive: { kind: "pause" } });
     expect(world.forge.admin.stats().totalRequests).toBeLessThanOrEqual(2);
     // /api/resume, `checkpost resume`, `status --json` and the dashboard agree for every agent+session.
-    const status = (await run(["status", "--json"])) as { issue: number; freshness: { may_be_stale: boolean }; entries: { session: string; resume: Record<string, unknown> }[] };
+    const status = (await run(["status", "--json"], 3)) as { issue: number; freshness: { may_be_stale: boolean }; entries: { session: string; resume: Record<string, unknown> }[] };
     expect(status).toMatchObject({ issue: h, freshness: { may_be_stale: false } });
     await world.bot.flushDashboards();
     const body = (await agent.getIssue(world.repo, h)).body;
