@@ -122,7 +122,8 @@ export async function libResume(store: SessionStore, a: AgentRef): Promise<Reade
 export async function statusJson(e: CliEnv, agents: AgentRef[]): Promise<ReaderAnswer[]> {
   const r = await cliInProcess(["status", "--json"], e);
   const fail = (error: string) => agents.map(() => ({ n: null, directive: null, error }));
-  if (r.code !== 0) return fail(`exit ${r.code}: ${r.err.trim().slice(0, 200)}`);
+  // Exit 3 is `status` saying something needs attention (a paused agent, a stale one): an answer, not a failure.
+  if (r.code !== 0 && r.code !== 3) return fail(`exit ${r.code}: ${r.err.trim().slice(0, 200)}`);
   let snap: Json;
   try {
     snap = JSON.parse(r.out) as Json;
@@ -135,7 +136,8 @@ export async function statusJson(e: CliEnv, agents: AgentRef[]): Promise<ReaderA
     if (!e) return { n: null, directive: null };
     const latest = obj(e["latest"]);
     // A reader that reports its directive says so; else the entry's controls, read as the dashboard does.
-    const directive = "directive" in e ? kindOf(e["directive"]) : directiveFromControl(e["control"]);
+    const resume = obj(e["resume"]);
+    const directive = "directive" in e ? kindOf(e["directive"]) : "directive" in resume ? kindOf(resume["directive"]) : directiveFromControl(e["control"]);
     return { n: e["latest"] ? nOf(latest["data"]) : null, directive };
   });
 }
