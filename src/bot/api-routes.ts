@@ -60,7 +60,19 @@ function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: strin
     const holding = open.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
     if (holding.length === 1) return holding[0] as SessionTracker;
   }
-  return { status: 400, error: `${open.length} session issues are watched: pass repo=owner/repo&issue=N` };
+  return newestOfOneRepo(open) ?? { status: 400, error: `${open.length} session issues are watched: pass repo=owner/repo&issue=N` };
+}
+
+/**
+ * Watched issues of one repository are one session chain, opened in order, so its head is the newest.
+ * A replica (or a bot that restarted mid-rollover) can watch both ends of a rollover before it has read
+ * the successor link; answering 400 then made a reader fail for no reason the user could act on.
+ * Trackers of several repositories stay ambiguous (undefined).
+ */
+export function newestOfOneRepo<T extends { o: { repo: { owner: string; repo: string }; issue: number } }>(open: readonly T[]): T | undefined {
+  const first = open[0];
+  if (!first || open.some((t) => t.o.repo.owner !== first.o.repo.owner || t.o.repo.repo !== first.o.repo.repo)) return undefined;
+  return open.reduce((a, b) => (b.o.issue > a.o.issue ? b : a));
 }
 
 const healthz: ApiRoute = (_url, res, d) => send(res, 200, { status: "ok", ...(d.selfLogin ? { login: d.selfLogin } : {}) });
