@@ -9,7 +9,7 @@
  * Goals (issue 10): checkpost ≤ 1.0× the seed's median wall time at 20 ms, ≤ 1.5× on loopback,
  * ≤ 64 MiB peak RSS. Needs python3 and a built CLI (`npm run build`).
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -19,23 +19,14 @@ import { startForge } from "../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
 import { parseComment } from "../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/store/index.ts";
+import { type ProcessSummary, type Sample, maxRssMiB, realPython as python, summarizeProcesses } from "./process-samples.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const DATA = JSON.stringify({ issue_number: 7, branch_name: "feat/bench", completed_subtasks: [1, 2, 3] });
 
-export interface Sample {
-  wall_ms: number;
-  /** user + sys CPU of the process: what machine load inflates least. */
-  cpu_ms: number;
-  maxrss_kib: number;
-}
-export interface Summary {
-  runs: number;
-  medianMs: number;
-  p90Ms: number;
-  medianCpuMs: number;
-  medianRssMiB: number;
+export type { Sample };
+export interface Summary extends ProcessSummary {
   maxRssMiB: number;
 }
 export interface CliSpeedResult {
@@ -50,46 +41,7 @@ export interface CliSpeedResult {
   met: { time: boolean; rss: boolean };
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-};
-const summary = (xs: Sample[]): Summary => ({
-  runs: xs.length,
-  medianMs: Math.round(
-    quantile(
-      xs.map((x) => x.wall_ms),
-      0.5,
-    ),
-  ),
-  p90Ms: Math.round(
-    quantile(
-      xs.map((x) => x.wall_ms),
-      0.9,
-    ),
-  ),
-  medianCpuMs: Math.round(
-    quantile(
-      xs.map((x) => x.cpu_ms),
-      0.5,
-    ),
-  ),
-  medianRssMiB:
-    Math.round(
-      (quantile(
-        xs.map((x) => x.maxrss_kib),
-        0.5,
-      ) /
-        1024) *
-        10,
-    ) / 10,
-  maxRssMiB: Math.round((Math.max(...xs.map((x) => x.maxrss_kib)) / 1024) * 10) / 10,
-});
-
-/** The real interpreter behind `python3` (a pyenv shim is a shell script that would be timed too). */
-function python(): string {
-  return execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-}
+const summary = (xs: Sample[]): Summary => ({ ...summarizeProcesses(xs), maxRssMiB: maxRssMiB(xs) });
 
 export async function cliSpeed(opts: { runs: number; latencies: number[]; log?: (s: string) => void }): Promise<CliSpeedResult[]> {
   const log = opts.log ?? (() => {});

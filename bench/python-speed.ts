@@ -20,22 +20,13 @@ import { startForge } from "../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
 import { parseComment } from "../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/store/index.ts";
+import { type ProcessSummary, type Sample, quantile, realPython as python, summarizeProcesses } from "./process-samples.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const DATA = JSON.stringify({ issue_number: 7, branch_name: "feat/bench", completed_subtasks: [1, 2, 3] });
 
-interface Sample {
-  wall_ms: number;
-  cpu_ms: number;
-  maxrss_kib: number;
-}
-export interface PySummary {
-  runs: number;
-  medianMs: number;
-  p90Ms: number;
-  medianCpuMs: number;
-  medianRssMiB: number;
+export interface PySummary extends ProcessSummary {
   /** Requests the forge served per save (median). */
   requests: number;
 }
@@ -49,46 +40,7 @@ export interface PythonSpeedResult {
   met: { time: boolean; oneRequest: boolean };
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-};
-const summarize = (xs: Sample[], requests: number[]): PySummary => ({
-  runs: xs.length,
-  medianMs: Math.round(
-    quantile(
-      xs.map((x) => x.wall_ms),
-      0.5,
-    ),
-  ),
-  p90Ms: Math.round(
-    quantile(
-      xs.map((x) => x.wall_ms),
-      0.9,
-    ),
-  ),
-  medianCpuMs: Math.round(
-    quantile(
-      xs.map((x) => x.cpu_ms),
-      0.5,
-    ),
-  ),
-  medianRssMiB:
-    Math.round(
-      (quantile(
-        xs.map((x) => x.maxrss_kib),
-        0.5,
-      ) /
-        1024) *
-        10,
-    ) / 10,
-  requests: quantile(requests, 0.5),
-});
-
-/** The real interpreter behind `python3` (a pyenv shim is a shell script that would be timed too). */
-function python(): string {
-  return execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-}
+const summarize = (xs: Sample[], requests: number[]): PySummary => ({ ...summarizeProcesses(xs), requests: quantile(requests, 0.5) });
 
 export async function pythonSpeed(opts: { runs: number; latencies: number[]; log?: (s: string) => void }): Promise<PythonSpeedResult[]> {
   const log = opts.log ?? (() => {});
