@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import type { RepoRef } from "../forgejo/index.ts";
+import type { RepoRef } from "../ports/issue-host.ts";
 import { listSessionIssues } from "../store/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
 import type { BotMetrics } from "./bot-metrics.ts";

@@ -3,6 +3,7 @@ import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
+import type { IssueHost } from "../ports/issue-host.ts";
 import { SessionStore } from "../store/index.ts";
 import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
 import type { CliIo } from "./io.ts";
@@ -24,7 +25,7 @@ export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
   /** The Forgejo client the store uses (for commands that read beyond it). */
-  api: ForgejoApi;
+  api: IssueHost;
   logger: CliLogger;
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
