@@ -51,7 +51,7 @@ describe("readAllComments", () => {
     spy.listComments = async (r, n, q = {}) => {
       const out = await api.listComments(r, n, q);
       // After the first window (which held comment `first`), a person edits it: it moves to "now".
-      if (q.before && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
+      if (q.beforeMs !== undefined && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
       return out;
     };
     const got = await readAllComments(spy, repo, world.issue, { windowSize: 50, concurrency: 1 });
