@@ -15,7 +15,7 @@ from . import resume_index as RI
 from .config import Config, cache_dir, config_from_env
 from .errors import CheckpointTooLargeError, ConfigError, ForgejoApiError, ProtocolInputError, SessionChainError, SessionIssueNotFoundError
 from .forgejo import Forgejo, forgejo_time
-from .projection import Comments, Policy, comment_record, iso_ms, parse_time_ms, project, resume_answer
+from .projection import Comments, Policy, comment_record, parse_time_ms, project, resume_answer
 
 #: How far before the first attempt (server clock) a retried save looks for its own Id.
 LOOKBACK_MS = 60_000
@@ -403,30 +403,29 @@ class Client:
         def run(issue: int) -> Dict[str, Any]:
             # Beside the POST (same latency): is the issue still the open head of the chain? Always with
             # check_directive, else once a minute (a save stays one request; src/store/session-store.ts).
-            head_check = check_directive or self._head_check_due()
-            check = _in_thread(lambda: self._read_issue_and_directive(issue, agent, session, check_directive)) if head_check else None
+            head_read = _in_thread(lambda: self._get_issue(issue)) if check_directive or self._head_check_due() else None
             comment = self._post_exactly_once(issue, body, marker)
             landed = issue
-            directive: Optional[Dict[str, Any]] = None
-            max_epoch = 0
-            if check is not None:
-                meta, directive, max_epoch = check.result()
-                if meta.get("state") != "open":
+            head: Optional[Dict[str, Any]] = None
+            if head_read is not None:
+                head = head_read.result()
+                if head.get("state") != "open":
                     # Rolled over: this save reached a closed issue. Post it on the open head too (same Id,
                     # so the bot's carry of the first copy is skipped: the head holds something newer).
-                    head = self._follow(meta)
+                    head = self._follow(head)
                     comment = self._post_exactly_once(head["number"], body, marker)
                     landed = head["number"]
-                    if check_directive:
-                        directive, max_epoch = self._read_directive(head, agent, session)
                 self._head_checked_at = time.monotonic()
             login = (comment.get("user") or {}).get("login")
             if login and self._self != login:
                 self._self = login  # in memory only: the disk cache is written by self_login()
             out: Dict[str, Any] = {"comment_id": comment["id"], "issue": landed, "html_url": comment.get("html_url"), "checkpoint": cp}
-            if check_directive:
-                out["directive"] = directive
-                out["fenced"] = (epoch or 0) < max(max_epoch, (directive or {}).get("epoch") or 0)
+            if check_directive and head is not None:
+                # The decision resume makes, from the index and the tail only (never every comment): the
+                # tail holds this save, so a pending rewind or release it satisfied is already lifted.
+                r = self._cold_resume(head, agent, session, {}, self.policy, full_read=False)
+                out["directive"] = r["directive"]
+                out["fenced"] = (epoch or 0) < max(r["maxEpoch"], (r["directive"] or {}).get("epoch") or 0)
             return out
 
         saved = self._with_issue(run)
@@ -584,8 +583,9 @@ class Client:
             out["takeover_comment_id"] = saved["comment_id"]
         return out
 
-    def _cold_resume(self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy]) -> Dict[str, Any]:
-        """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment."""
+    def _cold_resume(self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy], full_read: bool = True) -> Dict[str, Any]:
+        """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment (with
+        `full_read=False`: answers nothing instead, `via: "none"`)."""
         issue = meta["number"]
 
         def answer(records: List[Dict[str, Any]], policy: Policy, via: str) -> Dict[str, Any]:
@@ -599,7 +599,7 @@ class Client:
         policy = policy_fn()
 
         def full() -> Dict[str, Any]:
-            return answer(self._read_all(issue), policy, "full")
+            return answer(self._read_all(issue), policy, "full") if full_read else answer([], policy, "none")
 
         signing = self._signing(issue)
         found = self._locate_index(meta, signing, policy)
@@ -718,61 +718,8 @@ class Client:
             and ((p.get("epoch") or 0) >= e["maxEpoch"] or len(e.get("controls") or []) > 0)
         )
 
-    def _read_issue_and_directive(self, issue: int, agent: str, session: str, directive: bool = True) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], int]:
-        meta = self._get_issue(issue)
-        if not directive or meta.get("state") != "open":
-            return meta, None, 0  # a closed issue's directive is not the session's: the head's is read
-        d, max_epoch = self._read_directive(meta, agent, session)
-        return meta, d, max_epoch
-
     def _head_check_due(self) -> bool:
         return time.monotonic() - self._head_checked_at >= HEAD_RECHECK_S
-
-    def _read_directive(self, meta: Dict[str, Any], agent: str, session: str) -> Tuple[Optional[Dict[str, Any]], int]:
-        """src/store/read-directive.ts: the directive the resume index names for agent+session, verified
-        (the [CONTROL] comment exists, is this agent+session's, unedited, trusted, signed with a key)."""
-        issue = meta["number"]
-        body = RI.index_source(meta)
-        # A small index is in the body; a large one in the comment the body points to (one more read, only then).
-        ref = None if RI.extract_resume_index(body) is not None else RI.extract_resume_index_ref(body)
-        holder = body
-        if ref is not None:
-            hc = self._comment_or_none(ref["comment"])
-            # Only a trusted login's comment on this issue holds an index believed here (the bot's own).
-            holder = hc.get("body") if hc is not None and RI.comment_on_issue(hc, self.owner, self.repo, issue) and (hc.get("user") or {}).get("login", "").lower() in self.policy().trusted else ""
-
-        def read(signing: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
-            return RI.extract_resume_index_from_comment(holder, signing) if ref is not None else RI.extract_resume_index(holder, signing)
-
-        ix = read()
-        entry = next((e for e in (ix or {}).get("entries", []) if e["agent"] == agent and e["session"] == session), None)
-        if entry is None or not entry.get("directive"):
-            return None, (entry or {}).get("maxEpoch", 0)
-        policy = self.policy()
-        if self.signing_key:
-            ix = read(self._signing(issue))
-            entry = next((e for e in (ix or {}).get("entries", []) if e["agent"] == agent and e["session"] == session), None)
-            if entry is None or not entry.get("directive"):
-                return None, (entry or {}).get("maxEpoch", 0)
-        max_epoch = entry["maxEpoch"]
-        ref = entry["directive"]
-        c = self._comment_or_none(ref["commentId"])
-        if c is None or not RI.comment_on_issue(c, self.owner, self.repo, issue):
-            return None, max_epoch
-        p = P.parse_comment(c.get("body"))
-        if p["kind"] != "control" or p["agent"] != agent or p["session"] != session:
-            return None, max_epoch
-        trusted = (c.get("user") or {}).get("login", "").lower() in policy.trusted and c.get("updated_at") == c.get("created_at")
-        if p["action"] != ref["kind"] or not trusted or (self.signing_key and not P.verify_control_signature(p, self.signing_key)):
-            return None, max_epoch
-        d: Dict[str, Any] = {"kind": ref["kind"], "commentId": c["id"], "action": p["action"], "by": p.get("by"), "at": iso_ms(parse_time_ms(c["created_at"]))}
-        if p.get("epoch") is not None:
-            d["epoch"] = p["epoch"]
-        if p.get("target") is not None:
-            d["to"] = {"commentId": p["target"], **({"id": p["targetId"]} if p.get("targetId") else {})}
-        if c.get("html_url"):
-            d["htmlUrl"] = c["html_url"]
-        return d, max_epoch
 
     def close(self) -> None:
         """Close the client's connections (also done when it is garbage-collected or leaves a `with`)."""

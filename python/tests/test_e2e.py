@@ -350,6 +350,18 @@ class ColdResumeIndexComment(ForgeCase):
         r, n = self.python_resume(s["env"], W, "s1")
         self.assertEqual((r["via"], n), ("index", 2))
 
+    def test_save_answers_its_directive_from_the_index_comment_and_the_tail(self) -> None:
+        s = self.big_session(False)
+        issue = s["issue"]
+        # a person pauses the worker after the bot last wrote the index: the tail holds the control
+        self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % issue, {"body": P.format_control(W, "s1", "pause", P.python_utc_isoformat(), by="alice")})
+        c = Client.from_env(s["env"])
+        c.self_login()
+        before = c.api.request_count
+        saved = c.save(W, "s1", "subtask_1_complete", {}, check_directive=True)
+        self.assertEqual((saved["directive"]["kind"], saved["directive"]["by"], saved["issue"]), ("pause", "alice", issue))
+        self.assertEqual(c.api.request_count - before, 3)  # POST, the issue beside it, the index comment with the tail
+
     def test_a_signed_index_comment_edited_by_hand_is_not_believed(self) -> None:
         s = self.big_session(True)
         held = self.forge.api("GET", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"])["body"]  # type: ignore[index]

@@ -211,11 +211,15 @@ class IndexComment(unittest.TestCase):
         c = self.client(f, key=None)
         saved = c.save(W, "s1", "subtask_1_complete", {}, check_directive=True)
         self.assertEqual((saved["directive"]["kind"], saved["directive"]["by"]), ("pause", "alice"))
-        self.assertEqual(sorted(f.calls), ["GET comment", "GET comment", "GET issue", "POST comment"])
-        # the same index in a person's comment names no directive
+        # the issue beside the POST, then the index comment and the tail (the control among it) in one read
+        self.assertEqual(sorted(f.calls), ["GET comments since", "GET issue", "POST comment"])
+        self.assertTrue(saved["fenced"])  # no resume took over: this save has no Epoch, below the fence 1
+        # the same index in a person's comment is not read: no directive (and never every comment)
         hers = f.comment(7, body, login="mallory")
         with_ref(f, 7, hers, w["since"])
+        f.calls = []
         self.assertIsNone(c.save(W, "s1", "subtask_2_complete", {}, check_directive=True)["directive"])
+        self.assertNotIn("GET comments", f.calls)
 
 
 if __name__ == "__main__":
