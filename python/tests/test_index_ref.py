@@ -222,5 +222,28 @@ class IndexComment(unittest.TestCase):
         self.assertNotIn("GET comments", f.calls)
 
 
+
+class SaveAfterRollover(unittest.TestCase):
+    def test_a_plain_save_checks_the_head_once_a_minute_and_lands_there(self) -> None:
+        f = FakeForge()
+        old = f.issue(7)
+        f.comment(7, "<!-- checkpost:continued-in #8 -->\ncontinues in #8", login="bot")
+        old.update(state="closed", closed_at=f.tick())
+        f.issue(8, body="<!-- checkpost:continues #7 -->\ncontinues #7")
+        c = Client("http://fake.invalid", "t", "o", "r", issue=7, api=f, use_cache=False, self_login="agent", trusted_authors=["bot"])  # type: ignore[arg-type]
+        first = c.save(W, "s1", "clone_complete", {})
+        self.assertEqual((first["issue"], f.calls), (7, ["POST comment"]))  # one request: not due yet
+        c._head_checked_at -= 61
+        f.calls = []
+        saved = c.save(W, "s1", "commit_complete", {})
+        self.assertEqual(saved["issue"], 8)
+        self.assertEqual(sorted(f.calls), ["GET comments since", "GET issue", "GET issue", "POST comment", "POST comment"])
+        marker = "Id: %s\n" % saved["checkpoint"]["id"]
+        self.assertEqual(sorted(c["_issue"] for c in f.comments if marker in c["body"]), [7, 8])
+        f.calls = []
+        self.assertEqual(c.save(W, "s1", "pr_created", {})["issue"], 8)
+        self.assertEqual(f.calls, ["POST comment"])
+
+
 if __name__ == "__main__":
     unittest.main()
