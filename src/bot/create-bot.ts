@@ -16,10 +16,9 @@ import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
 import { selfCommandIgnored } from "./control-desk.ts";
 import { ReplicaCoordinator } from "./replica-coordinator.ts";
-import type { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import type { BotState, ReplicaStore } from "../projection-store/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
 
 export interface Bot {
@@ -38,7 +37,7 @@ export interface Bot {
   /** Renew held leases, try to take free ones (the lease timer calls this). */
   renewLeases(): Promise<void>;
   /** The bot's durable state. */
-  store: ProjectionStore;
+  store: BotState;
   /** With CHECKPOST_DATABASE_URL: this replica's feed, lease share and fenced writes. */
   replica?: ReplicaCoordinator;
   /** Write every pending dashboard now. */
@@ -57,10 +56,10 @@ export interface BotDeps {
   now?: () => Date;
   /** The issue host: the Forgejo API and its /api/v1 root (webhook deliveries name the instance by it). */
   host: { api: ForgejoApi; apiUrl: string };
-  /** The bot's durable state, with the writer leases. */
-  store: ProjectionStore;
+  /** The bot's durable state, with the writer leases (the caller opens and closes it). */
+  store: BotState;
   /** With CHECKPOST_DATABASE_URL: the same store shared by replicas (feed, heartbeat, fenced write log). */
-  shared?: PostgresProjectionStore;
+  shared?: ReplicaStore;
 }
 
 /**
