@@ -6,7 +6,7 @@
 import { execFileSync, fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { defaultBotConfig } from "../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../src/config/bot-env.ts";
 import type { BotConfig } from "../src/bot/bot-config.ts";
 
 export interface BotChild {

@@ -6,7 +6,7 @@
  */
 import { pino } from "pino";
 // Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
-import { createBot } from "../src/bot/create-bot.ts";
+import { startBot } from "../src/app/start-bot.ts";
 import type { Bot } from "../src/bot/create-bot.ts";
 import type { BotConfig } from "../src/bot/bot-config.ts";
 
@@ -37,7 +37,7 @@ async function handle(msg: Msg): Promise<unknown> {
   switch (msg.cmd) {
     case "start": {
       const t0 = performance.now();
-      bot = await createBot(msg.config as BotConfig, { logger: pino({ level: "silent" }) });
+      bot = await startBot(msg.config as BotConfig, { logger: pino({ level: "silent" }) });
       const startMs = performance.now() - t0;
       return { url: bot.url, startMs, memory: memory(), comments: bot.trackers()[0]?.projection.snapshot().comments ?? 0 };
     }

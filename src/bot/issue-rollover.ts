@@ -4,7 +4,7 @@ import { forgejoTime } from "../forgejo/index.ts";
 import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
 import { createProjection, entryKey } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "../projection/index.ts";
-import type { Fence, ProjectionStore } from "../projection-store/index.ts";
+import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { carriedBody, carriedFrom } from "../rollover/carried-body.ts";
@@ -15,7 +15,7 @@ import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {
   api: ForgejoApi;
-  store: ProjectionStore;
+  store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   issue: number;
   title: string;
@@ -161,7 +161,7 @@ const LATE_CARRY_LEASE_MS = 30_000;
 
 export interface LateCarryDeps {
   api: ForgejoApi;
-  store: ProjectionStore;
+  store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   /** The successor: the issue whose writer checks. */
   issue: number;

@@ -16,7 +16,7 @@ import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
-import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
+import type { BotState, IssueMeta, StoredComment } from "../projection-store/index.ts";
 import { isProtocolBody, issueKey, parseSealedState } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
 import type { BodyEditor } from "./control-desk.ts";
@@ -59,7 +59,7 @@ export interface TrackerOptions {
   metrics: BotMetrics;
   now?: () => Date;
   /** Where the comments folded so far are kept: a restart continues from here. */
-  store: ProjectionStore;
+  store: BotState;
   /** Whether this process is the issue's one writer (dashboard, alerts). */
   lease: IssueLease;
   /** Replicas: each Forgejo write (dashboard, alert) run fenced by the lease's token (see DashboardWriter). */
