@@ -27,6 +27,8 @@ export async function forkBot(): Promise<BotChild> {
     // --optimize-for-size as in `npm start`: V8 grows the heap less eagerly (RSS at 50k: ~340 → ~190 MiB).
     execArgv: ["--expose-gc", "--optimize-for-size", ...(process.env["BENCH_BOT_NODE_OPTIONS"]?.split(" ").filter(Boolean) ?? [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // BENCH_BOT_EXEC=wrapper: run the bot under a wrapper script that execs node with its arguments (heaptrack, perf).
+    ...(process.env["BENCH_BOT_EXEC"] ? { execPath: process.env["BENCH_BOT_EXEC"] } : {}),
     // As `npm start` runs it: two malloc arenas keep glibc from holding freed response buffers per thread.
     env: { ...process.env, MALLOC_ARENA_MAX: "2" },
   });
