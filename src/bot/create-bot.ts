@@ -23,6 +23,7 @@ import { randomUUID } from "node:crypto";
 import { createSqliteProjectionStore } from "../projection-store/index.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
+import { nodeHttpFetch } from "../cli/node-http-fetch.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -59,7 +60,9 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   const log = deps.logger;
   const now = deps.now ?? (() => new Date());
   const metrics = createBotMetrics();
-  const client = new ForgejoClient({ url: config.forgejoUrl, token: config.token, logger: log, retries: config.retries, timeoutMs: config.timeoutMs, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  // node:http, not the global fetch: undici compiles its WebAssembly HTTP parser with TurboFan on first
+  // use, and the compiler's zones leave ~25 MiB of malloc heap resident (heaptrack, docs/benchmarks.md).
+  const client = new ForgejoClient({ url: config.forgejoUrl, token: config.token, logger: log, retries: config.retries, timeoutMs: config.timeoutMs, fetch: deps.fetch ?? nodeHttpFetch() });
   const api = new ForgejoApi(client);
   const self = (await api.currentUser()).login;
   // Design (issue 19.8): the bot never runs commands made with its own login; said at start, in doctor and per command.
