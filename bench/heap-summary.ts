@@ -175,6 +175,24 @@ export function summarise(file: string, top = 25): string {
   for (const [k, r] of [...bySelf].sort((a, b) => b[1].self - a[1].self).slice(0, top)) lines.push(`  ${(r.self / MB).toFixed(2).padStart(7)} MiB ${String(r.count).padStart(8)}  ${k}`);
   lines.push("", "largest holders (retained):");
   for (const v of holders.slice(0, top)) lines.push(`  ${((retained[v] as number) / MB).toFixed(2).padStart(7)} MiB  ${label(v)}  ← ${chain(v)}`);
+  // What the largest holder is made of: self sizes of the nodes it dominates, by constructor.
+  const big = holders.find((v) => label(v) !== "SessionTracker" && label(v) !== "(synthetic)");
+  if (big !== undefined) {
+    const parts = new Map<string, { count: number; self: number }>();
+    for (let v = 0; v < n; v++) {
+      if (!seen[v]) continue;
+      let x = v;
+      for (let hops = 0; x !== 0 && x !== big && hops < 64; hops++) x = idom[x] as number;
+      if (x !== big) continue;
+      const k = label(v);
+      const r = parts.get(k) ?? { count: 0, self: 0 };
+      r.count++;
+      r.self += size(v);
+      parts.set(k, r);
+    }
+    lines.push("", `inside the largest holder (${label(big)}, ${((retained[big] as number) / MB).toFixed(2)} MiB):`);
+    for (const [k, r] of [...parts].sort((a, b) => b[1].self - a[1].self).slice(0, 12)) lines.push(`  ${(r.self / MB).toFixed(2).padStart(7)} MiB ${String(r.count).padStart(8)}  ${k}`);
+  }
   return lines.join("\n");
 }
 
