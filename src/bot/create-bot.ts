@@ -17,7 +17,7 @@ import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
 import { selfCommandIgnored } from "./control-desk.ts";
 import { ReplicaCoordinator } from "./replica-coordinator.ts";
-import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import type { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { createSqliteProjectionStore } from "../projection-store/index.ts";
@@ -74,11 +74,15 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
   };
   // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
   // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).
-  const pgStore = !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
+  // Loaded only when a PostgreSQL store may be in use: `pg` loads undici at import (bench/memory-probe.ts).
+  const pg = config.database || deps.store ? await import("../postgres-store/postgres-projection-store.ts") : null;
+  const isPg = (s: ProjectionStore): s is PostgresProjectionStore => pg !== null && s instanceof pg.PostgresProjectionStore;
+  const pgStore =
+    !deps.store && config.database && pg ? await pg.PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
   const store = deps.store ?? pgStore ?? createSqliteProjectionStore(config.storeFile);
   const holder = config.database ? `${config.database.replicaId}:${randomUUID().slice(0, 8)}` : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const replica =
-    config.database && store instanceof PostgresProjectionStore
+    config.database && isPg(store)
       ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
       : undefined;
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
@@ -93,7 +97,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       trackers: () => registry.all(),
       ready: () => ready,
       selfLogin: self,
-      ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}),
+      ...(isPg(store) ? { storeAvailable: () => store.available } : {}),
       metrics,
       config,
       now,
