@@ -5,7 +5,9 @@
  * --heap DIR it also writes a heap snapshot per stage (summarise with bench/heap-summary.ts; a snapshot
  * inflates the RSS of every later stage, so take the figures from a run without it).
  *
- *   node --import tsx bench/memory-probe.ts --n 50000 [--ingest-ms 2500] [--heap DIR]
+ *   node --import tsx bench/memory-probe.ts --n 50000 [--ingest-ms 2500] [--heap DIR] [--warm] [--keep]
+ *
+ * --warm: 2,000 warm resumes after the restart (profile them with BENCH_BOT_NODE_OPTIONS="--cpu-prof …").
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +17,7 @@ import { benchBotConfig, forkBot } from "./bot-harness.ts";
 import type { BotChild } from "./bot-harness.ts";
 import { AGENT_LOGIN } from "./data.ts";
 import { runIngest } from "./ingest.ts";
+import { measureWarmResume } from "./warm-resume.ts";
 import { createWorld } from "./scenario.ts";
 
 const MB = 1024 * 1024;
@@ -74,6 +77,10 @@ try {
   await second.call("idle");
   await new Promise((r) => setTimeout(r, 2000));
   await stage(second, "restart+2s");
+  if (argv.includes("--warm")) {
+    const warm = await measureWarmResume({ forge: w.forge, botUrl: reply.url, probes: w.dataset.probes, requests: 2000 });
+    console.log(`warm resume: p50 ${warm.p50Ms.toFixed(2)} ms, p99 ${warm.p99Ms.toFixed(2)} ms, ${warm.forgeRequests} Forgejo requests (loaded machine: not a figure)`);
+  }
   const ing = await runIngest({
     forge: w.forge,
     owner: "agent",
