@@ -13,6 +13,8 @@ export interface BotChild {
   pid: number;
   call<T = unknown>(cmd: string, extra?: Record<string, unknown>): Promise<T>;
   kill(): void;
+  /** Resolves when the process has exited (after "stop", its --cpu-prof profile is written by then). */
+  exited: Promise<void>;
 }
 
 let compiled = false;
@@ -43,6 +45,7 @@ export async function forkBot(): Promise<BotChild> {
     if (m.error !== undefined) p?.reject(new Error(`bot process: ${m.error}`));
     else p?.resolve(m.result);
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.on("exit", (code) => {
     for (const p of pending.values()) p.reject(new Error(`bot process exited (${code})`));
     pending.clear();
@@ -59,6 +62,7 @@ export async function forkBot(): Promise<BotChild> {
     kill: () => {
       if (child.exitCode === null) child.kill();
     },
+    exited,
   };
 }
 

@@ -70,6 +70,7 @@ try {
   await first.call("idle");
   await stage(first, "first-read");
   await first.call("stop");
+  await first.exited;
   const second = await forkBot();
   children.push(second);
   const reply = await second.call<{ url: string }>("start", { config });
@@ -97,6 +98,7 @@ try {
   console.log(`ingest: ${ing.deliveries} deliveries, ${Math.round(ing.perSecond)}/s (loaded machine: not a figure)`);
   await stage(second, "ingest");
   await second.call("stop");
+  await second.exited; // its --cpu-prof profile is written at exit
 } finally {
   for (const c of children) c.kill();
   await w.forge.close();
