@@ -6,9 +6,14 @@ import { createBot } from "../bot/create-bot.ts";
 import type { Bot } from "../bot/create-bot.ts";
 import type { BotConfig } from "../bot/bot-config.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import type { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { createSqliteProjectionStore } from "../projection-store/index.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
+import { nodeHttpFetch } from "../cli/node-http-fetch.ts";
+
+// Loaded only when a PostgreSQL store may be in use: `pg` loads undici at import, and undici's
+// WebAssembly parser leaves ~25 MiB of native heap resident (bench/memory-probe.ts, docs/benchmarks.md).
+const loadPostgres = () => import("../postgres-store/postgres-projection-store.ts");
 
 export interface StartBotDeps {
   logger: Logger;
@@ -21,7 +26,7 @@ export interface StartBotDeps {
 
 /** The bot's stores as config names them: PostgreSQL shared by replicas (docs/scale-out.md), else one SQLite file. */
 export async function openBotStore(config: BotConfig, logger: Logger): Promise<ProjectionStore> {
-  if (config.database) return PostgresProjectionStore.open({ url: config.database.url, logger, applicationName: `checkpost ${config.database.replicaId}` });
+  if (config.database) return (await loadPostgres()).PostgresProjectionStore.open({ url: config.database.url, logger, applicationName: `checkpost ${config.database.replicaId}` });
   return createSqliteProjectionStore(config.storeFile);
 }
 
@@ -36,17 +41,21 @@ export async function startBot(config: BotConfig, deps: StartBotDeps): Promise<B
     logger: deps.logger,
     retries: config.retries,
     timeoutMs: config.timeoutMs,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    // node:http, not the global fetch: undici compiles its WebAssembly HTTP parser on first use, and the
+    // compiler's zones leave ~25 MiB of malloc heap resident (heaptrack, docs/benchmarks.md).
+    fetch: deps.fetch ?? nodeHttpFetch(),
   });
   const store = deps.store ?? (await openBotStore(config, deps.logger));
   const close = deps.store ? async () => {} : () => store.close();
+  const pg = config.database || deps.store ? await loadPostgres() : null;
+  const shared: PostgresProjectionStore | undefined = pg && store instanceof pg.PostgresProjectionStore ? store : undefined;
   try {
     const bot = await createBot(config, {
       logger: deps.logger,
       ...(deps.now ? { now: deps.now } : {}),
       host: { api: new ForgejoApi(client), apiUrl: client.apiUrl },
       store,
-      ...(store instanceof PostgresProjectionStore ? { shared: store } : {}),
+      ...(shared ? { shared } : {}),
     });
     let closed = false;
     return {
