@@ -6,13 +6,15 @@
 import { execFileSync, fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { defaultBotConfig } from "../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../src/config/bot-env.ts";
 import type { BotConfig } from "../src/bot/bot-config.ts";
 
 export interface BotChild {
   pid: number;
   call<T = unknown>(cmd: string, extra?: Record<string, unknown>): Promise<T>;
   kill(): void;
+  /** Resolves when the process has exited (after "stop", its --cpu-prof profile is written by then). */
+  exited: Promise<void>;
 }
 
 let compiled = false;
@@ -27,6 +29,8 @@ export async function forkBot(): Promise<BotChild> {
     // --optimize-for-size as in `npm start`: V8 grows the heap less eagerly (RSS at 50k: ~340 → ~190 MiB).
     execArgv: ["--expose-gc", "--optimize-for-size", ...(process.env["BENCH_BOT_NODE_OPTIONS"]?.split(" ").filter(Boolean) ?? [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // BENCH_BOT_EXEC=wrapper: run the bot under a wrapper script that execs node with its arguments (heaptrack, perf).
+    ...(process.env["BENCH_BOT_EXEC"] ? { execPath: process.env["BENCH_BOT_EXEC"] } : {}),
     // As `npm start` runs it: two malloc arenas keep glibc from holding freed response buffers per thread.
     env: { ...process.env, MALLOC_ARENA_MAX: "2" },
   });
@@ -41,6 +45,7 @@ export async function forkBot(): Promise<BotChild> {
     if (m.error !== undefined) p?.reject(new Error(`bot process: ${m.error}`));
     else p?.resolve(m.result);
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.on("exit", (code) => {
     for (const p of pending.values()) p.reject(new Error(`bot process exited (${code})`));
     pending.clear();
@@ -57,6 +62,7 @@ export async function forkBot(): Promise<BotChild> {
     kill: () => {
       if (child.exitCode === null) child.kill();
     },
+    exited,
   };
 }
 

@@ -4,13 +4,15 @@
  * then "flush", "idle", "snapshot", "stats", "memory", "stop".
  * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
  */
+import { readFileSync } from "node:fs";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { pino } from "pino";
 // Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
-import { createBot } from "../src/bot/create-bot.ts";
+import { startBot } from "../src/app/start-bot.ts";
 import type { Bot } from "../src/bot/create-bot.ts";
 import type { BotConfig } from "../src/bot/bot-config.ts";
 
-type Msg = { id: number; cmd: string; config?: BotConfig };
+type Msg = { id: number; cmd: string; config?: BotConfig; file?: string };
 
 let bot: Bot | null = null;
 
@@ -18,6 +20,29 @@ function memory() {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
   return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, gc: typeof (globalThis as { gc?: unknown }).gc === "function" };
+}
+
+/** RSS by where it lives (/proc/self/smaps) beside V8's own spaces: what `rss` is made of. */
+function memoryDetail() {
+  const m = memory();
+  const rss: Record<string, number> = {};
+  let name = "";
+  try {
+    for (const line of readFileSync("/proc/self/smaps", "utf8").split("\n")) {
+      const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (head) {
+        const path = head[1] ?? "";
+        name = path === "" ? "anonymous" : path.startsWith("[") ? path : path.endsWith(".node") || path.includes(".so") ? "shared libraries" : path.includes("node") ? "node binary" : "other files";
+        continue;
+      }
+      const kb = /^Rss:\s+(\d+) kB/.exec(line);
+      if (kb) rss[name] = (rss[name] ?? 0) + Number(kb[1]) * 1024;
+    }
+  } catch {
+    // not Linux: the V8 figures alone
+  }
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { committed: s.physical_space_size, used: s.space_used_size }]));
+  return { ...m, rssByMapping: rss, spaces };
 }
 
 async function botStats() {
@@ -37,7 +62,7 @@ async function handle(msg: Msg): Promise<unknown> {
   switch (msg.cmd) {
     case "start": {
       const t0 = performance.now();
-      bot = await createBot(msg.config as BotConfig, { logger: pino({ level: "silent" }) });
+      bot = await startBot(msg.config as BotConfig, { logger: pino({ level: "silent" }) });
       const startMs = performance.now() - t0;
       return { url: bot.url, startMs, memory: memory(), comments: bot.trackers()[0]?.projection.snapshot().comments ?? 0 };
     }
@@ -58,6 +83,13 @@ async function handle(msg: Msg): Promise<unknown> {
       return botStats();
     case "memory":
       return memory();
+    case "memory-detail":
+      return memoryDetail();
+    case "heapsnapshot": {
+      // After a gc(), so the snapshot holds what is retained, not garbage (summarise with bench/heap-summary.ts).
+      (globalThis as { gc?: () => void }).gc?.();
+      return { file: writeHeapSnapshot(msg.file) };
+    }
     case "stop":
       await bot?.stop();
       bot = null;

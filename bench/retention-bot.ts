@@ -53,6 +53,12 @@ export interface RetentionBotResult {
 
 type StartReply = { url: string; startMs: number; memory: { rss: number; heapUsed: number }; comments: number };
 
+/** BENCH_HEAP_DIR=dir: a heap snapshot of the bot after the restart and after ingest (taken after the RSS reading). */
+async function heapSnapshot(child: BotChild, name: string): Promise<void> {
+  const dir = process.env["BENCH_HEAP_DIR"];
+  if (dir) await child.call("heapsnapshot", { file: join(dir, `bot-${name}.heapsnapshot`) });
+}
+
 export async function runRetentionBot(o: RetentionBotOptions): Promise<RetentionBotResult> {
   const log = o.log ?? (() => {});
   const w = await createWorld(o.n, o);
@@ -84,6 +90,7 @@ export async function runRetentionBot(o: RetentionBotOptions): Promise<Retention
     await first.child.call("stop");
     const second = await start("restart from the store");
     const { child, reply } = second;
+    await heapSnapshot(child, `restart-${o.n}`);
 
     log(`N=${o.n}: warm resume ×${o.warmRequests} from the restarted bot`);
     const warm = await measureWarmResume({ forge, botUrl: reply.url, probes: w.dataset.probes, requests: o.warmRequests });
@@ -104,6 +111,7 @@ export async function runRetentionBot(o: RetentionBotOptions): Promise<Retention
     await child.call("idle");
     const snap = await child.call<ProjectionSnapshot>("snapshot");
     const mem = await child.call<{ rss: number; heapUsed: number }>("memory");
+    await heapSnapshot(child, `ingest-${o.n}`);
     await child.call("stop");
     return {
       n: o.n,

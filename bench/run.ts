@@ -18,6 +18,8 @@ import { buildReport, formatReport } from "./report.ts";
 import { simulateDashboardWrites } from "./dashboard-writes.ts";
 import type { DashboardWritesResult } from "./dashboard-writes.ts";
 import { formatRetention, runRetention } from "./retention.ts";
+import { measureBodySize } from "./body-size.ts";
+import type { BodySizeResult } from "./body-size.ts";
 import type { RetentionRun } from "./retention.ts";
 
 export interface BenchConfig {
@@ -73,6 +75,8 @@ export interface BenchResults {
   dashboardWrites?: { busy: DashboardWritesResult; idle: DashboardWritesResult };
   /** Bounded history (bench/retention.ts): the simulated session and the store-backed bot at each N. */
   retention?: RetentionRun;
+  /** The issue body's dashboard section at 20 and 10,000 agents (bench/body-size.ts). */
+  bodySize?: BodySizeResult;
   wallSeconds: number;
 }
 
@@ -112,6 +116,8 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
   log("parse throughput");
   const corpus = generateDataset(Math.max(...cfg.sizes), Date.now(), 7).comments.map((c) => c.body);
   const parse = { ...parseThroughput(corpus, cfg.parseMs), corpusComments: corpus.length, corpusBytes: corpus.reduce((s, b) => s + Buffer.byteLength(b), 0) };
+  log("issue body size at 20 and 10,000 agents");
+  const bodySize = measureBodySize();
   log("dashboard writes per hour (simulated clock)");
   const dashboardWrites = { busy: simulateDashboardWrites({ hours: 2 }), idle: simulateDashboardWrites({ hours: 7, activeHours: 1 }) };
   log(
@@ -127,6 +133,7 @@ export async function runBench(cfg: BenchConfig, log: (s: string) => void = (s) 
     stores,
     dashboardWrites,
     ...(retention ? { retention } : {}),
+    bodySize,
     wallSeconds: (performance.now() - t0) / 1000,
   };
 }

@@ -4,6 +4,9 @@
  * algorithm and for checkpost side by side.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startForge } from "../src/forge/index.ts";
 import type { ForgeServer } from "../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
@@ -281,6 +284,8 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
   const { forge } = w;
   const result: ScenarioResult = { n: o.n, datasetBytes: w.dataset.bytes, save: { seed: summarize([]), checkpost: summarize([]) }, cold: null, bot: null };
   const botChild = o.bot === false ? null : await forkBot();
+  // The bot's store on a file, as `npm start` keeps it: an in-memory SQLite store would hold every body in the process.
+  const storeDir = mkdtempSync(join(tmpdir(), "checkpost-bench-store-"));
   try {
     log(`N=${o.n}: save ×${o.saveReps}`);
     result.save = await saves(w, o.saveReps);
@@ -290,7 +295,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     let startCost: Cost = { requests: 0, bytes: 0, ms: 0 };
     let flushCost: Cost = { requests: 0, bytes: 0, ms: 0 };
     const secret = randomBytes(16).toString("hex");
-    const cfg = benchBotConfig({ forgeUrl: forge.url, token: w.botToken, owner: OWNER, repo: REPO, secret, trusted: [AGENT_LOGIN] });
+    const cfg = { ...benchBotConfig({ forgeUrl: forge.url, token: w.botToken, owner: OWNER, repo: REPO, secret, trusted: [AGENT_LOGIN] }), storeFile: join(storeDir, "projection.sqlite") };
     const repoRef = { owner: OWNER, repo: REPO };
     let baseline = { rss: 0 };
     if (botChild) {
@@ -405,5 +410,6 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       await botChild.call("stop").catch(() => botChild.kill());
     }
     await forge.close();
+    rmSync(storeDir, { recursive: true, force: true });
   }
 }

@@ -28,7 +28,7 @@ const common = {
 // Every command: ESM, code split at each subcommand's lazy import.
 await build({
   ...common,
-  entryPoints: [`${root}src/cli/main.ts`],
+  entryPoints: [{ in: `${root}src/app/cli-main.ts`, out: "main" }],
   outdir,
   splitting: true,
   format: "esm",
@@ -75,7 +75,7 @@ module.exports = new Proxy({}, { get: (_t, k) => load()[k], has: (_t, k) => k in
 await build({
   ...common,
   plugins: [hotCommandsOnly, lazyChildProcess],
-  entryPoints: [`${root}src/cli/hot-entry.ts`],
+  entryPoints: [`${root}src/app/cli-hot-entry.ts`],
   outfile: `${outdir}/hot.cjs`,
   format: "cjs",
   // CommonJS has no import.meta; the one use (createRequire for pino-pretty) gets this file's URL.

@@ -31,6 +31,7 @@ _WHERE = {
     "ForgejoResponseError": "errors",
     "ProtocolInputError": "errors",
     "SessionIssueNotFoundError": "errors",
+    "SessionChainError": "errors",
     "IMPLEMENTATION_WORKER_PHASE_MAP": "protocol",
     "format_checkpoint": "protocol",
     "format_control": "protocol",
@@ -85,6 +86,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         ForgejoApiError,
         ForgejoResponseError,
         ProtocolInputError,
+        SessionChainError,
         SessionIssueNotFoundError,
     )
     from .protocol import (

@@ -13,14 +13,16 @@ from . import chain as C
 from . import protocol as P
 from . import resume_index as RI
 from .config import Config, cache_dir, config_from_env
-from .errors import CheckpointTooLargeError, ConfigError, ForgejoApiError, ProtocolInputError, SessionIssueNotFoundError
+from .errors import CheckpointTooLargeError, ConfigError, ForgejoApiError, ProtocolInputError, SessionChainError, SessionIssueNotFoundError
 from .forgejo import Forgejo, forgejo_time
-from .projection import Comments, Policy, comment_record, iso_ms, parse_time_ms, project, resume_answer
+from .projection import Comments, Policy, comment_record, parse_time_ms, project, resume_answer
 
 #: How far before the first attempt (server clock) a retried save looks for its own Id.
 LOOKBACK_MS = 60_000
 #: A pointed comment this few ids below the index's watermark is read with the tail in one request.
 ONE_READ_MAX_ID_GAP = 32
+#: A plain save checks beside its POST that the issue is still the open head this often (SessionStore.HEAD_RECHECK_MS).
+HEAD_RECHECK_S = 60.0
 #: How long a remembered login is used without asking Forgejo again (the CLI's LOGIN_CACHE_TTL_MS).
 LOGIN_CACHE_TTL_MS = 24 * 3600_000
 
@@ -168,6 +170,7 @@ class Client:
         self._logins = _JsonFile(os.path.join(d, "logins.json") if d else None)
         self._writer_file = _JsonFile(os.path.join(d, "writers.json") if d else None)
         self._login_looked_up = self._self is not None
+        self._head_checked_at = time.monotonic()
         #: the login in use came from the machine's memory, not from Forgejo now (re-checked on a full read)
         self._self_remembered = False
         if self._issue is None:
@@ -306,14 +309,16 @@ class Client:
             self._issues.set(self._issue_key, n)
 
     def _with_issue(self, fn: Callable[[int], Any]) -> Any:
-        """Run fn(issue); a cached number that turned out stale (404) is forgotten and located again, once."""
+        """Run fn(issue); a cached number that turned out stale (404, or closed with no successor to
+        follow: a person closed it) is forgotten and located again, once."""
         from_cache = self._issue is not None and self._configured_issue is None
         issue = self.issue_number()
         try:
             return fn(issue)
-        except ForgejoApiError as e:
-            if not (from_cache and e.status == 404):
-                raise self._hint(e)
+        except (ForgejoApiError, SessionChainError) as e:
+            stale = isinstance(e, SessionChainError) or (isinstance(e, ForgejoApiError) and e.status == 404)
+            if not (from_cache and stale):
+                raise self._hint(e) if isinstance(e, ForgejoApiError) else e
             self._set_issue(None)
             try:
                 return fn(self.issue_number())
@@ -360,7 +365,10 @@ class Client:
         """Post a checkpoint exactly once: one request when the issue is known. A retry after an unknown
         outcome (reset, timeout, 5xx) first looks for this save's Id, so N saves leave N comments.
         Seq/Epoch continue this handle's memory (set by `resume`, which takes over). With
-        `check_directive`, the issue is read beside the POST and a directive a person gave is returned."""
+        `check_directive` (and, without it, once a minute) the issue is read beside the POST: if it was
+        closed by a rollover, the save is posted again on the open head of the chain (same Id, so readers
+        count it once) and `issue` names the head. With `check_directive`, a directive a person gave is
+        returned (`directive`, `fenced`)."""
         state = dict(data or {})
         held = self._writer(agent, session)
         if held is not None and epoch is not None and epoch < held["epoch"]:
@@ -390,23 +398,34 @@ class Client:
         body = P.format_checkpoint(agent, session, phase, cp["timestamp"], state, cp["id"], cp.get("seq"), cp.get("epoch"), cp.get("signature"))
         self._check_size(body, state, "checkpoint")
 
+        marker = "\nId: %s\n" % cp["id"]
+
         def run(issue: int) -> Dict[str, Any]:
-            check = _in_thread(lambda: self._read_issue_and_directive(issue, agent, session)) if check_directive else None
-            comment = self._post_exactly_once(issue, body, "\nId: %s\n" % cp["id"])
+            # Beside the POST (same latency): is the issue still the open head of the chain? Always with
+            # check_directive, else once a minute (a save stays one request; src/store/session-store.ts).
+            head_read = _in_thread(lambda: self._get_issue(issue)) if check_directive or self._head_check_due() else None
+            comment = self._post_exactly_once(issue, body, marker)
+            landed = issue
+            head: Optional[Dict[str, Any]] = None
+            if head_read is not None:
+                head = head_read.result()
+                if head.get("state") != "open":
+                    # Rolled over: this save reached a closed issue. Post it on the open head too (same Id,
+                    # so the bot's carry of the first copy is skipped: the head holds something newer).
+                    head = self._follow(head)
+                    comment = self._post_exactly_once(head["number"], body, marker)
+                    landed = head["number"]
+                self._head_checked_at = time.monotonic()
             login = (comment.get("user") or {}).get("login")
             if login and self._self != login:
                 self._self = login  # in memory only: the disk cache is written by self_login()
-            out: Dict[str, Any] = {"comment_id": comment["id"], "issue": issue, "html_url": comment.get("html_url"), "checkpoint": cp}
-            if check is not None:
-                meta, directive, max_epoch = check.result()
-                out["directive"] = directive
-                fence = max(max_epoch, (directive or {}).get("epoch") or 0)
-                out["fenced"] = (epoch or 0) < fence
-                if meta.get("state") == "closed":
-                    # Rolled over: this save is a late one (the bot carries it); the next goes to the head.
-                    head = self._head(meta)
-                    if head["number"] != issue:
-                        out["continued_in"] = head["number"]
+            out: Dict[str, Any] = {"comment_id": comment["id"], "issue": landed, "html_url": comment.get("html_url"), "checkpoint": cp}
+            if check_directive and head is not None:
+                # The decision resume makes, from the index and the tail only (never every comment): the
+                # tail holds this save, so a pending rewind or release it satisfied is already lifted.
+                r = self._cold_resume(head, agent, session, {}, self.policy, full_read=False)
+                out["directive"] = r["directive"]
+                out["fenced"] = (epoch or 0) < max(r["maxEpoch"], (r["directive"] or {}).get("epoch") or 0)
             return out
 
         saved = self._with_issue(run)
@@ -472,7 +491,7 @@ class Client:
         """The newest trusted checkpoint of an agent (of one session, or any), or None. `all_issues`: across
         the chain of rolled-over issues (comment ids are global, so newest is highest)."""
         head = self._head()
-        issues = [i["number"] for i in C.chain_back(self._get_issue, head["number"])] if all_issues else [head["number"]]
+        issues = [i["number"] for i in C.chain_back(self._get_issue, head["number"], self.policy().trusted)] if all_issues else [head["number"]]
         best: Optional[Dict[str, Any]] = None
         for n in issues:
             for (a, s), e in self.entries(n).items():
@@ -485,13 +504,18 @@ class Client:
         return self.api.get_issue(self.owner, self.repo, n)
 
     def _head(self, meta: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        """The open head of the session chain, from the configured or located issue (chain.py's rules)."""
+        """The open head of the session chain, from the configured or located issue (chain.py's rules:
+        a closed issue is followed forward, or SessionChainError)."""
         if meta is None:
-            meta = self._with_issue(self._get_issue)
-        if meta.get("state") != "closed":
+            return self._with_issue(lambda n: self._follow(self._get_issue(n)))  # type: ignore[no-any-return]
+        return self._follow(meta)
+
+    def _follow(self, meta: Dict[str, Any]) -> Dict[str, Any]:
+        if meta.get("state") == "open":
             return meta
         trusted = self.policy().trusted
-        head = C.follow_forward(self._get_issue, lambda n: self.api.list_comments(self.owner, self.repo, n), meta, trusted)
+        head = C.follow_forward(self._get_issue, lambda n, since=None: self.api.list_comments(self.owner, self.repo, n, since=since), meta, trusted)
+        self._head_checked_at = time.monotonic()
         if head["number"] != meta["number"]:
             self._set_issue(head["number"])
         return head
@@ -559,8 +583,9 @@ class Client:
             out["takeover_comment_id"] = saved["comment_id"]
         return out
 
-    def _cold_resume(self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy]) -> Dict[str, Any]:
-        """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment."""
+    def _cold_resume(self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy], full_read: bool = True) -> Dict[str, Any]:
+        """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment (with
+        `full_read=False`: answers nothing instead, `via: "none"`)."""
         issue = meta["number"]
 
         def answer(records: List[Dict[str, Any]], policy: Policy, via: str) -> Dict[str, Any]:
@@ -574,14 +599,22 @@ class Client:
         policy = policy_fn()
 
         def full() -> Dict[str, Any]:
-            return answer(self._read_all(issue), policy, "full")
+            return answer(self._read_all(issue), policy, "full") if full_read else answer([], policy, "none")
 
         signing = self._signing(issue)
-        index = RI.extract_resume_index(RI.index_source(meta), signing)
-        if not index or not index.get("watermarkUpdatedAt"):
+        found = self._locate_index(meta, signing, policy)
+        if found is None:
             return full()
+        index, written_at, listed = found
+        if not index.get("watermarkUpdatedAt"):
+            return full()
+        # The bot writes the index after reading up to its watermark, so its holder (the body, or the
+        # index comment) was updated no earlier.
         watermark_ms = parse_time_ms(index["watermarkUpdatedAt"])
-        if watermark_ms > parse_time_ms(meta["updated_at"]):
+        if watermark_ms > parse_time_ms(written_at):
+            return full()
+        # From the index comment: the comments listed with it must reach back to the watermark, or the tail has a hole.
+        if listed is not None and listed[1] > watermark_ms:
             return full()
         if (index.get("legacyWriters") or "fence") != policy.legacy_writers:
             return full()
@@ -593,16 +626,25 @@ class Client:
             at_ms = parse_time_ms(entry["at"])
         one_read = at_ms is not None and entry is not None and (index["watermark"] - entry["commentId"] <= ONE_READ_MAX_ID_GAP or at_ms // 1000 >= watermark_ms // 1000)
         since_ms = min(watermark_ms, at_ms) if one_read and at_ms is not None else watermark_ms
-        pointed_fetch = _in_thread(lambda: self._comment_or_none(entry["commentId"])) if entry is not None and not one_read else None
-        listed = self.api.list_comments(self.owner, self.repo, issue, since=forgejo_time(since_ms))
-        by_id = {c["id"]: c for c in listed}
+        # Not recent: the pointed comment is fetched beside the tail (same round trip). The index comment
+        # came with its tail already: what that lacks is fetched by id below.
+        pointed_fetch = _in_thread(lambda: self._comment_or_none(entry["commentId"])) if entry is not None and not one_read and listed is None else None
+        tail = listed[0] if listed is not None else self.api.list_comments(self.owner, self.repo, issue, since=forgejo_time(since_ms))
+        by_id = {c["id"]: c for c in tail}
 
-        def named(cid: int, fetched: Optional[Future] = None) -> Optional[Dict[str, Any]]:
-            if cid in by_id:
-                return by_id[cid]
-            return fetched.result() if fetched is not None else self._comment_or_none(cid)
+        # What the tail does not hold is fetched by id, all at once: the pointed comment, the controls, the not-used ones.
+        wanted = ([entry["commentId"]] if entry is not None else []) + list((entry or {}).get("controls", [])) + list((entry or {}).get("notUsed", []))
+        fetches: Dict[int, Future] = {}
+        if pointed_fetch is not None:
+            fetches[entry["commentId"]] = pointed_fetch  # type: ignore[index]
+        for cid in wanted:
+            if cid not in by_id and cid not in fetches:
+                fetches[cid] = _in_thread(lambda cid=cid: self._comment_or_none(cid))  # type: ignore[misc]
 
-        pointed_c = named(entry["commentId"], pointed_fetch) if entry is not None else None
+        def named(cid: int) -> Optional[Dict[str, Any]]:
+            return by_id[cid] if cid in by_id else fetches[cid].result()
+
+        pointed_c = named(entry["commentId"]) if entry is not None else None
         controls_c = [named(i) for i in (entry or {}).get("controls", [])]
         skipped_c = [named(i) for i in (entry or {}).get("notUsed", [])]
         extra: List[Dict[str, Any]] = []
@@ -618,7 +660,7 @@ class Client:
             if c is not None and RI.comment_on_issue(c, self.owner, self.repo, issue):
                 extra.append(c)
         records = {c["id"]: comment_record(c) for c in extra}
-        records.update({c["id"]: comment_record(c) for c in listed})
+        records.update({c["id"]: comment_record(c) for c in tail})
         result = answer(list(records.values()), policy, "index")
         if entry is not None:
             if result["checkpoint"] is None or result["checkpoint"]["commentId"] < entry["commentId"]:
@@ -626,6 +668,31 @@ class Client:
             if result["maxEpoch"] < entry["maxEpoch"]:
                 return full()
         return result
+
+    def _locate_index(
+        self, meta: Dict[str, Any], signing: Optional[Dict[str, str]], policy: Policy
+    ) -> Optional[Tuple[Dict[str, Any], str, Optional[Tuple[List[Dict[str, Any]], int]]]]:
+        """(index, written_at, listed): the index inline in the body's dashboard section, else in the bot's
+        comment the section points to, read with the tail in one request (the comments updated since the
+        pointer's `since` hold the index comment, edited after the bot read up to then, and everything
+        newer; `listed` is that list and its since in ms). `written_at` is when the holder was last
+        updated. Listed from this issue's own endpoint, the index comment is on this issue; it is believed
+        only when a trusted login wrote it (the bot's, which must be trusted anyway: it writes the carried
+        checkpoints), and is then checked exactly as an inline index (signature with a key, entries)."""
+        body = RI.index_source(meta)
+        inline = RI.extract_resume_index(body, signing)
+        if inline is not None:
+            return inline, meta["updated_at"], None
+        ref = RI.extract_resume_index_ref(body)
+        if ref is None:
+            return None
+        since_ms = parse_time_ms(ref["since"])
+        comments = self.api.list_comments(self.owner, self.repo, meta["number"], since=forgejo_time(since_ms))
+        holder = next((c for c in comments if c["id"] == ref["comment"]), None)
+        if holder is None or (holder.get("user") or {}).get("login", "").lower() not in policy.trusted:
+            return None
+        index = RI.extract_resume_index_from_comment(holder.get("body"), signing)
+        return (index, holder["updated_at"], (comments, since_ms)) if index is not None else None
 
     def _comment_or_none(self, cid: int) -> Optional[Dict[str, Any]]:
         try:
@@ -651,44 +718,8 @@ class Client:
             and ((p.get("epoch") or 0) >= e["maxEpoch"] or len(e.get("controls") or []) > 0)
         )
 
-    def _read_issue_and_directive(self, issue: int, agent: str, session: str) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], int]:
-        meta = self._get_issue(issue)
-        d, max_epoch = self._read_directive(meta, agent, session)
-        return meta, d, max_epoch
-
-    def _read_directive(self, meta: Dict[str, Any], agent: str, session: str) -> Tuple[Optional[Dict[str, Any]], int]:
-        """src/store/read-directive.ts: the directive the resume index names for agent+session, verified
-        (the [CONTROL] comment exists, is this agent+session's, unedited, trusted, signed with a key)."""
-        issue = meta["number"]
-        ix = RI.extract_resume_index(RI.index_source(meta))
-        entry = next((e for e in (ix or {}).get("entries", []) if e["agent"] == agent and e["session"] == session), None)
-        if entry is None or not entry.get("directive"):
-            return None, (entry or {}).get("maxEpoch", 0)
-        policy = self.policy()
-        if self.signing_key:
-            ix = RI.extract_resume_index(RI.index_source(meta), self._signing(issue))
-            entry = next((e for e in (ix or {}).get("entries", []) if e["agent"] == agent and e["session"] == session), None)
-            if entry is None or not entry.get("directive"):
-                return None, (entry or {}).get("maxEpoch", 0)
-        max_epoch = entry["maxEpoch"]
-        ref = entry["directive"]
-        c = self._comment_or_none(ref["commentId"])
-        if c is None or not RI.comment_on_issue(c, self.owner, self.repo, issue):
-            return None, max_epoch
-        p = P.parse_comment(c.get("body"))
-        if p["kind"] != "control" or p["agent"] != agent or p["session"] != session:
-            return None, max_epoch
-        trusted = (c.get("user") or {}).get("login", "").lower() in policy.trusted and c.get("updated_at") == c.get("created_at")
-        if p["action"] != ref["kind"] or not trusted or (self.signing_key and not P.verify_control_signature(p, self.signing_key)):
-            return None, max_epoch
-        d: Dict[str, Any] = {"kind": ref["kind"], "commentId": c["id"], "action": p["action"], "by": p.get("by"), "at": iso_ms(parse_time_ms(c["created_at"]))}
-        if p.get("epoch") is not None:
-            d["epoch"] = p["epoch"]
-        if p.get("target") is not None:
-            d["to"] = {"commentId": p["target"], **({"id": p["targetId"]} if p.get("targetId") else {})}
-        if c.get("html_url"):
-            d["htmlUrl"] = c["html_url"]
-        return d, max_epoch
+    def _head_check_due(self) -> bool:
+        return time.monotonic() - self._head_checked_at >= HEAD_RECHECK_S
 
     def close(self) -> None:
         """Close the client's connections (also done when it is garbage-collected or leaves a `with`)."""

@@ -40,6 +40,11 @@ class SessionIssueNotFoundError(CheckpostError, ValueError):
     """No open session-state issue. A ValueError, as the seed's find_session_state_issue raises."""
 
 
+class SessionChainError(SessionIssueNotFoundError):
+    """A session issue is closed and no trusted link leads on to the open head of its chain
+    (docs/chain.md): a closed issue is never read or written as the session."""
+
+
 class ForgejoApiError(CheckpostError):
     """An HTTP failure from Forgejo (status 0: no answer at all)."""
 

@@ -1,6 +1,8 @@
 """Where the bot's signed resume index lives and how it is read (src/dashboard/extract-resume-index.ts,
-resume-index.ts). The only module that knows the index's location: if it moves out of the issue body,
-`index_source` and `extract_resume_index` change here and nowhere else.
+resume-index.ts). The only module that knows the index's location: inline in the issue body's dashboard
+section (`extract_resume_index`), or, over 8 KiB, in one comment of the bot's that the section points to
+with `<!-- checkpost:resume-index-ref {"comment":N,"since":T} -->` (`extract_resume_index_ref`, then
+`extract_resume_index_from_comment` on that comment's body; docs/dashboard.md).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ DASHBOARD_START = "<!-- checkpost:dashboard:start -->"
 DASHBOARD_END = "<!-- checkpost:dashboard:end -->"
 RESUME_INDEX_OPEN = "<!-- checkpost:resume-index "
 RESUME_INDEX_CLOSE = " -->"
+#: Opens the pointer a dashboard holds instead of a large index (src/dashboard/markers.ts).
+RESUME_INDEX_REF_OPEN = "<!-- checkpost:resume-index-ref "
 MAX_RESUME_INDEX_ENTRIES = 10_000
 _MAX_SAFE = P.MAX_SAFE_INTEGER
 
@@ -26,7 +30,7 @@ def resume_index_scope(owner: str, repo: str, issue: int) -> str:
 
 
 def index_source(issue_meta: Dict[str, Any]) -> Optional[str]:
-    """The text that holds the index: today the issue body (the bot's dashboard section)."""
+    """The issue body: its dashboard section holds the index, or the pointer to the bot's index comment."""
     body = issue_meta.get("body")
     return body if isinstance(body, str) else None
 
@@ -106,8 +110,11 @@ def _valid_entry(e: Any) -> bool:
     return True
 
 
+_INDEX_KEYS = ("v", "watermark", "watermarkUpdatedAt", "entries", "complete", "legacyWriters", "sig")
+
+
 def extract_resume_index(body: Optional[str], signing: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
-    """The index from the text `index_source` names, or None when absent, ambiguous, malformed or (with
+    """The index in the body's first dashboard section, or None when absent, ambiguous, malformed or (with
     `signing` = {"key", "scope"}) unsigned or badly signed. Bad entries, and every copy of a duplicated
     agent+session, are dropped alone (`complete` is then False). A hint: callers verify what it points to."""
     if not isinstance(body, str):
@@ -115,6 +122,45 @@ def extract_resume_index(body: Optional[str], signing: Optional[Dict[str, str]] 
     section = _first_dashboard_section(body)
     if section is None:
         return None
+    return _index_in(section, signing)
+
+
+def extract_resume_index_from_comment(body: Optional[str], signing: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
+    """The index in the body of the comment a dashboard's pointer names: the same checks as
+    `extract_resume_index`, on the one index the comment must hold."""
+    return _index_in(body, signing) if isinstance(body, str) else None
+
+
+def extract_resume_index_ref(body: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The pointer {"comment", "since"} in the body's first dashboard section, or None (none, two, or
+    malformed). A hint like the index: the comment it names is read from this issue's own comment list
+    and checked."""
+    if not isinstance(body, str):
+        return None
+    section = _first_dashboard_section(body)
+    if section is None:
+        return None
+    op = section.find(RESUME_INDEX_REF_OPEN)
+    if op < 0 or section.find(RESUME_INDEX_REF_OPEN, op + 1) >= 0:
+        return None
+    frm = op + len(RESUME_INDEX_REF_OPEN)
+    close = section.find(RESUME_INDEX_CLOSE, frm)
+    if close < 0:
+        return None
+    try:
+        raw = P.js_number_normal(json.loads(section[frm:close], parse_constant=P._reject_constant))
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or not _is_int(raw.get("comment"), 1):
+        return None
+    since = raw.get("since")
+    if not (isinstance(since, str) and len(since) <= 40 and _is_time(since)):
+        return None
+    return {"comment": raw["comment"], "since": since}
+
+
+def _index_in(section: str, signing: Optional[Dict[str, str]]) -> Optional[Dict[str, Any]]:
+    """The one index in `section` (a dashboard section or an index comment), checked."""
     op = section.find(RESUME_INDEX_OPEN)
     if op < 0 or section.find(RESUME_INDEX_OPEN, op + 1) >= 0:
         return None
@@ -123,7 +169,8 @@ def extract_resume_index(body: Optional[str], signing: Optional[Dict[str, str]] 
     if close < 0:
         return None
     try:
-        raw = json.loads(section[frm:close], parse_constant=P._reject_constant)
+        # As JSON.parse holds it: an integral 12.0 is 12, so it validates and re-signs as TypeScript does.
+        raw = P.js_number_normal(json.loads(section[frm:close], parse_constant=P._reject_constant))
     except ValueError:
         return None
     if not isinstance(raw, dict) or raw.get("v") != 1 or not _is_int(raw.get("watermark"), 0):
@@ -155,7 +202,8 @@ def extract_resume_index(body: Optional[str], signing: Optional[Dict[str, str]] 
         count[k] = count.get(k, 0) + 1
         ok.append(e)
     kept = [e for e in ok if count[(e["agent"], e["session"])] == 1]
-    ix = {k: v for k, v in raw.items() if k != "entries"}
+    # Known keys only, as the TypeScript schema keeps them.
+    ix = {k: raw[k] for k in _INDEX_KEYS if k in raw and k != "entries"}
     ix["entries"] = kept
     if len(kept) != len(entries):
         ix["complete"] = False

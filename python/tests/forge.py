@@ -154,3 +154,40 @@ const line = m.formatResumeIndex(m.buildResumeIndex(p.snapshot()), key ? { key, 
 await api.editIssue({ owner, repo }, issue, { body: `Session issue.\n\n${m.DASHBOARD_START}\n${line}\n${m.DASHBOARD_END}\n` });
 console.log(JSON.stringify({ ok: true }));
 """
+
+#: The bot's part for a large index (src/bot/dashboard-writer.ts): over 8 KiB, the signed index goes to
+#: one comment of the bot's (created, then edited) and the body's dashboard section holds the pointer.
+#: Prints the index's size and where it went.
+WRITE_INDEX_COMMENT = r"""
+const m = await import(process.env.CHECKPOST_DIST);
+const [owner, repo] = process.env.FORGEJO_REPOSITORY.split("/");
+const issue = Number(process.argv[1]);
+const held = process.argv[2] ? Number(process.argv[2]) : null;
+const api = new m.ForgejoApi(new m.ForgejoClient({ url: process.env.FORGEJO_URL, token: process.env.FORGEJO_TOKEN }));
+const me = (await api.currentUser()).login;
+const p = m.createProjection({ trustedAuthors: new Set([me, ...(process.env.CHECKPOST_TRUSTED_AUTHORS ?? "").split(",").filter(Boolean)]), ...(process.env.CHECKPOST_SIGNING_KEY ? { signingKey: process.env.CHECKPOST_SIGNING_KEY } : {}) });
+p.replaceAll((await api.listComments({ owner, repo }, issue)).filter((c) => !c.body.includes(m.RESUME_INDEX_OPEN)).map(m.toCommentRecord));
+const key = process.env.CHECKPOST_SIGNING_KEY;
+const ix = m.buildResumeIndex(p.snapshot());
+const text = m.formatResumeIndex(ix, key ? { key, scope: m.resumeIndexScope(owner, repo, issue) } : undefined);
+const bytes = Buffer.byteLength(text);
+if (bytes <= 8 * 1024) throw new Error(`index is ${bytes} bytes: the test needs one over 8 KiB`);
+const body = `_checkpost resume index: where each agent session's resume point is, for readers without the bot._\n\n${text}`;
+const c = held ? await api.editComment({ owner, repo }, held, body) : await api.createComment({ owner, repo }, issue, body);
+const ref = m.formatResumeIndexRef({ comment: c.id, since: ix.watermarkUpdatedAt });
+await api.editIssue({ owner, repo }, issue, { body: `Session issue.\n\n${m.DASHBOARD_START}\n${ref}\n${m.DASHBOARD_END}\n` });
+console.log(JSON.stringify({ bytes, comment: c.id }));
+"""
+
+#: The TypeScript cold reader (SessionStore.resume) counting its requests to the forge.
+COUNTED_RESUME = r"""
+const m = await import(process.env.CHECKPOST_DIST);
+const [owner, repo] = process.env.FORGEJO_REPOSITORY.split("/");
+const [agent, session] = process.argv.slice(1);
+let requests = 0;
+const counting = (input, init) => { requests++; return fetch(input, init); };
+const api = new m.ForgejoApi(new m.ForgejoClient({ url: process.env.FORGEJO_URL, token: process.env.FORGEJO_TOKEN, fetch: counting }));
+const store = new m.SessionStore({ api, repo: { owner, repo }, issue: Number(process.env.CHECKPOST_ISSUE), selfLogin: process.env.SELF_LOGIN, trustedAuthors: (process.env.CHECKPOST_TRUSTED_AUTHORS ?? "").split(",").filter(Boolean), signingKey: process.env.CHECKPOST_SIGNING_KEY });
+const r = await store.resume(agent, session, {});
+console.log(JSON.stringify({ requests, via: r.via, phase: r.phase, commentId: r.checkpoint?.commentId ?? null }));
+"""

@@ -100,5 +100,27 @@ class IndexConformance(unittest.TestCase):
                 self.assertEqual(norm(RI.extract_resume_index(c["body"], signing)), norm(c["expected"]))
 
 
+class IndexRefConformance(unittest.TestCase):
+    """The pointer a dashboard holds instead of a large index, and the index comment it names."""
+
+    def setUp(self) -> None:
+        self.f = load("index-ref")
+        s = self.f["scope"]
+        self.signing = {"key": self.f["key"], "scope": RI.resume_index_scope(s["owner"], s["repo"], s["issue"])}
+
+    def test_the_same_pointer_is_read(self) -> None:
+        self.assertGreater(len([r for r in self.f["refs"] if r["expected"] is not None]), 2)
+        for c in self.f["refs"]:
+            with self.subTest(c["name"]):
+                self.assertEqual(norm(RI.extract_resume_index_ref(c["body"])), norm(c["expected"]))
+
+    def test_the_same_index_comment_is_believed(self) -> None:
+        self.assertGreater(len([r for r in self.f["comments"] if r["expected"] is not None]), 2)
+        for c in self.f["comments"]:
+            with self.subTest(c["name"]):
+                got = RI.extract_resume_index_from_comment(c["body"], self.signing if c["signing"] else None)
+                self.assertEqual(norm(got), norm(c["expected"]))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -3,15 +3,16 @@ with the CLI and the TypeScript library on one issue."""
 
 from __future__ import annotations
 
+import json
 import os
 import unittest
 from typing import Any, Dict
 
-from checkpost import Client, ForgejoApiError, SessionIssueNotFoundError
+from checkpost import Client, ForgejoApiError, SessionChainError, SessionIssueNotFoundError
 from checkpost import protocol as P
 from checkpost.errors import ConfigError
 
-from .forge import LIBRARY_AGENT, WRITE_INDEX, Forge
+from .forge import COUNTED_RESUME, LIBRARY_AGENT, WRITE_INDEX, WRITE_INDEX_COMMENT, Forge
 
 W = "implementation-worker"
 KEY = "python-e2e-signing-key-0123456789"
@@ -265,6 +266,110 @@ class ColdResumeIndex(ForgeCase):
         self.assertEqual((r["via"], r["phase"]), ("index", "subtask_1_complete"))
 
 
+def point_back(index_text: str, agent: str, session: str, saved: Dict[str, Any]) -> str:
+    """An index comment's text with agent+session's entry pointing at an older, real, trusted checkpoint."""
+    op = index_text.index("<!-- checkpost:resume-index ") + len("<!-- checkpost:resume-index ")
+    close = index_text.index(" -->", op)
+    ix = json.loads(index_text[op:close])
+    for e in ix["entries"]:
+        if (e["agent"], e["session"]) == (agent, session):
+            e.clear()
+            e.update(agent=agent, session=session, commentId=saved["comment_id"], id=saved["checkpoint"]["id"], maxEpoch=0)
+    return index_text[:op] + json.dumps(ix, separators=(",", ":")) + index_text[close:]
+
+
+class ColdResumeIndexComment(ForgeCase):
+    """A resume index over 8 KiB lives in one comment of the bot's; the body points to it."""
+
+    def big_session(self, key: bool) -> Dict[str, Any]:
+        issue = self.new_issue()
+        extra = {"CHECKPOST_SIGNING_KEY": KEY} if key else {}
+        env = self.env(issue, CHECKPOST_TRUSTED_AUTHORS="checkpost-bot", **extra)
+        self.forge.api("PUT", "/repos/agent/work/collaborators/checkpost-bot", {"permission": "write"})
+        w = Client.from_env(env)
+        for i in range(60):  # 60 agent sessions: an index of ~12 KiB
+            w.save("worker-%02d" % i, "s%d" % i, "clone_complete", {"i": i})
+        old = w.save(W, "s1", "clone_complete", {"n": 0})
+        for i in range(40):  # more than ONE_READ_MAX_ID_GAP comments after it
+            w.health("chatter", "c", {"i": i})
+        new = w.save(W, "s1", "commit_complete", {"n": 1})
+        bot_env = self.env(issue, user="checkpost-bot", CHECKPOST_TRUSTED_AUTHORS="agent", **extra)
+        out = self.forge.node(WRITE_INDEX_COMMENT, bot_env, str(issue))
+        return {"issue": issue, "env": env, "bot_env": bot_env, "old": old, "new": new, "index": out}
+
+    def python_resume(self, env: Dict[str, str], agent: str, session: str) -> Any:
+        c = Client.from_env(env)
+        c.self_login()  # the login is remembered, as the TS reader is given it: only the resume is counted
+        before = c.api.request_count
+        r = c.resume(agent, session)
+        return r, c.api.request_count - before
+
+    def ts_resume(self, env: Dict[str, str], agent: str, session: str) -> Dict[str, Any]:
+        return self.forge.node(COUNTED_RESUME, {**env, "SELF_LOGIN": "agent"}, agent, session)  # type: ignore[return-value]
+
+    def test_python_resumes_through_the_index_comment_in_as_many_requests_as_typescript(self) -> None:
+        for key in (True, False):
+            with self.subTest(signed=key):
+                s = self.big_session(key)
+                self.assertGreater(s["index"]["bytes"], 8 * 1024)
+                body = self.forge.api("GET", "/repos/agent/work/issues/%d" % s["issue"])["body"]  # type: ignore[index]
+                self.assertIn("<!-- checkpost:resume-index-ref ", body)
+                self.assertNotIn("<!-- checkpost:resume-index {", body)
+                # recent checkpoint: the index comment and the tail in one `since` read
+                r, n = self.python_resume(s["env"], W, "s1")
+                ts = self.ts_resume(s["env"], W, "s1")
+                self.assertEqual((r["via"], r["phase"], r["checkpoint"]["commentId"]), ("index", "commit_complete", s["new"]["comment_id"]))
+                self.assertEqual((ts["via"], ts["phase"], ts["commentId"]), ("index", "commit_complete", s["new"]["comment_id"]))
+                self.assertEqual(n, ts["requests"])
+                self.assertEqual(n, 2)
+                # an old checkpoint (not in the tail): fetched by id after it, 3 requests on both sides
+                r, n = self.python_resume(s["env"], "worker-00", "s0")
+                ts = self.ts_resume(s["env"], "worker-00", "s0")
+                self.assertEqual((r["via"], r["phase"]), ("index", "clone_complete"))
+                self.assertEqual((ts["via"], ts["phase"]), ("index", "clone_complete"))
+                self.assertEqual(n, ts["requests"])
+                self.assertEqual(n, 3)
+
+    def test_an_index_comment_by_a_person_is_not_believed(self) -> None:
+        s = self.big_session(False)
+        issue = s["issue"]
+        # mallory, a repo writer, copies the bot's index into her own comment pointing the worker back at
+        # its older checkpoint, and moves the body's pointer there
+        self.forge.api("PUT", "/repos/agent/work/collaborators/mallory", {"permission": "write"})
+        held = self.forge.api("GET", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"])["body"]  # type: ignore[index]
+        forged = point_back(held, W, "s1", s["old"])
+        hers = self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % issue, {"body": forged}, user="mallory")
+        body = self.forge.api("GET", "/repos/agent/work/issues/%d" % issue)["body"]  # type: ignore[index]
+        moved = body.replace('{"comment":%d,' % s["index"]["comment"], '{"comment":%d,' % hers["id"])  # type: ignore[index]
+        self.assertNotEqual(moved, body)
+        self.forge.api("PATCH", "/repos/agent/work/issues/%d" % issue, {"body": moved}, user="mallory")
+        r, n = self.python_resume(s["env"], W, "s1")
+        self.assertEqual((r["via"], r["phase"], r["checkpoint"]["commentId"]), ("full", "commit_complete", s["new"]["comment_id"]))
+        # the bot's own comment, pointed to again, is believed
+        self.forge.api("PATCH", "/repos/agent/work/issues/%d" % issue, {"body": body})
+        r, n = self.python_resume(s["env"], W, "s1")
+        self.assertEqual((r["via"], n), ("index", 2))
+
+    def test_save_answers_its_directive_from_the_index_comment_and_the_tail(self) -> None:
+        s = self.big_session(False)
+        issue = s["issue"]
+        # a person pauses the worker after the bot last wrote the index: the tail holds the control
+        self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % issue, {"body": P.format_control(W, "s1", "pause", P.python_utc_isoformat(), by="alice")})
+        c = Client.from_env(s["env"])
+        c.self_login()
+        before = c.api.request_count
+        saved = c.save(W, "s1", "subtask_1_complete", {}, check_directive=True)
+        self.assertEqual((saved["directive"]["kind"], saved["directive"]["by"], saved["issue"]), ("pause", "alice", issue))
+        self.assertEqual(c.api.request_count - before, 3)  # POST, the issue beside it, the index comment with the tail
+
+    def test_a_signed_index_comment_edited_by_hand_is_not_believed(self) -> None:
+        s = self.big_session(True)
+        held = self.forge.api("GET", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"])["body"]  # type: ignore[index]
+        self.forge.api("PATCH", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"], {"body": held.replace('"complete":true', '"complete":false')}, user="checkpost-bot")
+        r, _ = self.python_resume(s["env"], W, "s1")
+        self.assertEqual((r["via"], r["phase"]), ("full", "commit_complete"))
+
+
 class Directives(ForgeCase):
     def test_pause_and_rewind_from_control_comments(self) -> None:
         issue = self.new_issue()
@@ -312,18 +417,43 @@ class Chain(ForgeCase):
         # an agent configured with the old number resumes from the head
         r = self.client(old).resume(W, "s1")
         self.assertEqual((r["issue"], r["state"]), (new, {"where": "new"}))
-        # a save to the closed issue (a cached number) is a late save; with the directive check it learns the head
+        # a save to the closed issue (a remembered number) is posted again on the open head, same Id
         stale = self.client(old)
         late = stale.save(W, "s1", "commit_complete", {"where": "late"}, check_directive=True)
-        self.assertEqual((late["issue"], late.get("continued_in")), (old, new))
+        self.assertEqual(late["issue"], new)
+        on_head = [c for c in self.forge.api("GET", "/repos/agent/work/issues/%d/comments" % new) if "Id: %s\n" % late["checkpoint"]["id"] in c["body"]]  # type: ignore[union-attr]
+        on_old = [c for c in self.forge.api("GET", "/repos/agent/work/issues/%d/comments" % old) if "Id: %s\n" % late["checkpoint"]["id"] in c["body"]]  # type: ignore[union-attr]
+        self.assertEqual((len(on_head), len(on_old)), (1, 1))
         self.assertEqual(stale.save(W, "s1", "pr_created", {"where": "head"})["issue"], new)
-        # latest across the chain, and a forward link forged by someone untrusted is not followed
+        self.assertEqual(self.client(old).resume(W, "s1")["state"], {"where": "head"})
+        # latest across the chain, and a forward link forged by someone untrusted is not followed: a
+        # closed issue is never read as the session
         self.assertEqual(self.client(new).latest(W, "s1", all_issues=True)["issue"], new)  # type: ignore[index]
         lone = self.new_issue()
         self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % lone, {"body": "<!-- checkpost:continued-in #%d -->" % new}, user="mallory")
         self.forge.api("PATCH", "/repos/agent/work/issues/%d" % lone, {"state": "closed"})
-        self.assertEqual(self.client(lone).resume(W, "s1")["issue"], lone)
+        with self.assertRaises(SessionChainError) as cm:
+            self.client(lone).resume(W, "s1")
+        self.assertIn("closed", str(cm.exception))
 
+    def test_a_successor_someone_else_opened_is_not_followed(self) -> None:
+        old = self.new_issue()
+        self.client(old).save(W, "s1", "clone_complete", {"where": "old"})
+        title = "[Automated] CleverAgents Build Session"
+        # mallory opens an issue that links back, and a trusted-looking link names it: her issue was not
+        # opened by the link's author
+        fake = self.forge.api("POST", "/repos/agent/work/issues", {"title": title, "body": "<!-- checkpost:continues #%d -->" % old}, user="mallory")["number"]  # type: ignore[index]
+        self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % old, {"body": "<!-- checkpost:continued-in #%d -->" % fake})
+        self.forge.api("PATCH", "/repos/agent/work/issues/%d" % old, {"state": "closed"})
+        with self.assertRaises(SessionChainError) as cm:
+            self.client(old).resume(W, "s1")
+        self.assertIn("not opened by", str(cm.exception))
+        # a remembered (not configured) number that leads nowhere is forgotten and the open issue located
+        c = Client.from_env(self.forge.env("agent", CHECKPOST_SESSION_TITLE="Only-%d" % old))
+        c._set_issue(old)
+        with self.assertRaises(SessionIssueNotFoundError):
+            c.resume(W, "s1")  # no open issue of that title either: located again, then not found
+        self.assertIsNone(c._issue)
 
 if __name__ == "__main__":
     unittest.main()

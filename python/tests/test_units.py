@@ -11,7 +11,7 @@ from checkpost import Client, ProtocolInputError
 from checkpost import chain as C
 from checkpost import protocol as P
 from checkpost.config import config_from_env
-from checkpost.errors import ConfigError, ForgejoApiError
+from checkpost.errors import ConfigError, ForgejoApiError, SessionChainError
 from checkpost.forgejo import Forgejo
 
 
@@ -97,21 +97,55 @@ class ChainRules(unittest.TestCase):
         self.assertEqual(C.continued_in("<!-- checkpost:continued-in #13 -->"), 13)
         self.assertIsNone(C.continued_from("continues #12"))
 
-    def test_forward_needs_a_back_link_and_the_title(self) -> None:
+    def test_forward_needs_a_trusted_link_a_trusted_opener_a_back_link_and_the_title(self) -> None:
+        bot = {"login": "bot"}
         issues = {
-            1: {"number": 1, "state": "closed", "title": "S", "body": ""},
-            2: {"number": 2, "state": "closed", "title": "S", "body": "<!-- checkpost:continues #1 -->"},
-            3: {"number": 3, "state": "open", "title": "S", "body": "<!-- checkpost:continues #2 -->"},
-            4: {"number": 4, "state": "open", "title": "Other", "body": "<!-- checkpost:continues #1 -->"},
+            1: {"number": 1, "state": "closed", "title": "S", "body": "", "user": bot},
+            2: {"number": 2, "state": "closed", "title": "S", "body": "<!-- checkpost:continues #1 -->", "user": bot},
+            3: {"number": 3, "state": "open", "title": "S", "body": "<!-- checkpost:continues #2 -->", "user": bot},
+            4: {"number": 4, "state": "open", "title": "Other", "body": "<!-- checkpost:continues #1 -->", "user": bot},
+            5: {"number": 5, "state": "open", "title": "S", "body": "<!-- checkpost:continues #1 -->", "user": {"login": "mallory"}},
         }
-        links = {1: [{"user": {"login": "bot"}, "body": "<!-- checkpost:continued-in #2 -->"}], 2: [{"user": {"login": "bot"}, "body": "<!-- checkpost:continued-in #3 -->"}]}
-        head = C.follow_forward(issues.__getitem__, lambda n: links.get(n, []), issues[1], {"bot"})
+        links: Dict[int, List[Dict[str, Any]]] = {
+            1: [{"id": 10, "user": bot, "body": "<!-- checkpost:continued-in #2 -->"}],
+            2: [{"id": 20, "user": bot, "body": "<!-- checkpost:continued-in #3 -->"}],
+        }
+        lists = lambda n, since=None: links.get(n, [])  # noqa: E731
+        head = C.follow_forward(issues.__getitem__, lists, issues[1], {"bot"})
         self.assertEqual(head["number"], 3)
-        self.assertEqual([i["number"] for i in C.chain_back(issues.__getitem__, 3)], [1, 2, 3])
-        links[1] = [{"user": {"login": "bot"}, "body": "<!-- checkpost:continued-in #4 -->"}]  # another title
-        self.assertEqual(C.follow_forward(issues.__getitem__, lambda n: links.get(n, []), issues[1], {"bot"})["number"], 1)
-        links[1] = [{"user": {"login": "mallory"}, "body": "<!-- checkpost:continued-in #2 -->"}]  # untrusted
-        self.assertEqual(C.follow_forward(issues.__getitem__, lambda n: links.get(n, []), issues[1], {"bot"})["number"], 1)
+        self.assertEqual([i["number"] for i in C.chain_back(issues.__getitem__, 3, {"bot"})], [1, 2, 3])
+        # a closed issue is never the session: each broken link is an error, not the closed issue
+        for why, link in (
+            ("another title", {"id": 11, "user": bot, "body": "<!-- checkpost:continued-in #4 -->"}),
+            ("opened by someone else than the link's author", {"id": 11, "user": bot, "body": "<!-- checkpost:continued-in #5 -->"}),
+            ("a link by an untrusted author", {"id": 11, "user": {"login": "mallory"}, "body": "<!-- checkpost:continued-in #2 -->"}),
+        ):
+            links[1] = [link]
+            with self.subTest(why), self.assertRaises(SessionChainError):
+                C.follow_forward(issues.__getitem__, lists, issues[1], {"bot"})
+        # the newest trusted link wins over an older one and over an untrusted newer one
+        links[1] = [
+            {"id": 11, "user": bot, "body": "<!-- checkpost:continued-in #4 -->"},
+            {"id": 12, "user": bot, "body": "<!-- checkpost:continued-in #2 -->"},
+            {"id": 13, "user": {"login": "mallory"}, "body": "<!-- checkpost:continued-in #5 -->"},
+        ]
+        self.assertEqual(C.follow_forward(issues.__getitem__, lists, issues[1], {"bot"})["number"], 3)
+        # backwards, a `continues` marker is followed only in an issue a trusted login opened
+        self.assertEqual([i["number"] for i in C.chain_back(issues.__getitem__, 5, {"bot"})], [5])
+        self.assertEqual([i["number"] for i in C.chain_back(issues.__getitem__, 5)], [1, 5])
+
+    def test_forward_reads_the_comments_near_closed_at_first(self) -> None:
+        bot = {"login": "bot"}
+        closed = {"number": 1, "state": "closed", "title": "S", "body": "", "user": bot, "closed_at": "2026-12-01T10:20:00Z"}
+        succ = {"number": 2, "state": "open", "title": "S", "body": "<!-- checkpost:continues #1 -->", "user": bot}
+        calls: List[Any] = []
+
+        def lists(n: int, since: Any = None) -> List[Dict[str, Any]]:
+            calls.append(since)
+            return [{"id": 9, "user": bot, "body": "<!-- checkpost:continued-in #2 -->"}]
+
+        self.assertEqual(C.follow_forward({2: succ}.__getitem__, lists, closed, {"bot"})["number"], 2)
+        self.assertEqual(calls, ["2026-12-01T10:10:00Z"])  # one `since` read, 10 minutes before closed_at
 
 
 class ScriptedApi(Forgejo):

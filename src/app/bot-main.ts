@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { ClientEnvSchema, parseEnv } from "../config/env.ts";
 import { CheckpostError } from "../errors.ts";
 import { createLogger } from "../log/create-logger.ts";
-import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../bot/bot-config-from-env.ts";
-import { createBot } from "../bot/create-bot.ts";
+import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../config/bot-env.ts";
+import { startBot } from "./start-bot.ts";
 import { DEMO_AGENT_LOGIN, randomSecret, readSecretFile, startEmbeddedForgejo, writeSecretFile } from "./embedded-forgejo.ts";
 
 /** EADDRINUSE → an error naming the variable that picks the port. */
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   if (base.FORGEJO_URL) {
     const env = loadBotEnv(process.env);
     if (!env.FORGEJO_TOKEN) throw new CheckpostError("FORGEJO_TOKEN is required with FORGEJO_URL (a token of the bot's user with write:issue and read:repository).");
-    const bot = await createBot(botConfigFromEnv(env, { url: base.FORGEJO_URL, token: env.FORGEJO_TOKEN }), { logger }).catch(portHint("PORT", env.PORT));
+    const bot = await startBot(botConfigFromEnv(env, { url: base.FORGEJO_URL, token: env.FORGEJO_TOKEN }), { logger }).catch(portHint("PORT", env.PORT));
     stops.push(bot.stop);
     logger.info({ url: bot.url, webhooks: `${bot.url}${env.WEBHOOK_PATH}`, sessions: bot.trackers().map((t) => t.key) }, "checkpost bot running");
   } else {
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     );
     stops.push(() => world.forge.close());
     const repoSpec = `${world.repo.owner}/${world.repo.repo}`;
-    const bot = await createBot(botConfigFromEnv({ ...env, CHECKPOST_REPOSITORIES: repoSpec }, { url: world.forge.url, token: world.token }), { logger }).catch(portHint("PORT", env.PORT));
+    const bot = await startBot(botConfigFromEnv({ ...env, CHECKPOST_REPOSITORIES: repoSpec }, { url: world.forge.url, token: world.token }), { logger }).catch(portHint("PORT", env.PORT));
     stops.unshift(bot.stop);
     await world.connectWebhook(bot.url, env.WEBHOOK_SECRET as string, env.WEBHOOK_PATH);
     // The agents' settings, owner-only: their own token (never the bot's site-admin token, which stays in

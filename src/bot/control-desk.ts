@@ -4,7 +4,7 @@ import { ForgejoApiError } from "../errors.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
 import { checkboxCommands, dashboardRenderKey, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import type { CommandClaims } from "../projection-store/index.ts";
 import { isProtocolBody } from "../projection-store/index.ts";
 import type { Projection } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -27,7 +27,7 @@ export interface ControlDeskOptions {
   /** Rewrite the dashboard when its hold allows (after an accepted tick: see DashboardWriter). */
   dashboardChanged?: () => void;
   /** Where each command's once-key is claimed (durable, shared by replicas). */
-  store: Pick<ProjectionStore, "claimCommand">;
+  store: CommandClaims;
   /** The store's key of this issue. */
   storeKey: string;
 }

@@ -2,8 +2,7 @@ import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import type { RepoRef } from "../ports/issue-host.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { listSessionIssues } from "../store/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -17,11 +16,9 @@ import type { SessionTracker } from "./session-tracker.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
 import { selfCommandIgnored } from "./control-desk.ts";
 import { ReplicaCoordinator } from "./replica-coordinator.ts";
-import { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import { createSqliteProjectionStore } from "../projection-store/index.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import type { BotState, ReplicaStore } from "../projection-store/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
 
 export interface Bot {
@@ -40,7 +37,7 @@ export interface Bot {
   /** Renew held leases, try to take free ones (the lease timer calls this). */
   renewLeases(): Promise<void>;
   /** The bot's durable state. */
-  store: ProjectionStore;
+  store: BotState;
   /** With CHECKPOST_DATABASE_URL: this replica's feed, lease share and fenced writes. */
   replica?: ReplicaCoordinator;
   /** Write every pending dashboard now. */
@@ -51,16 +48,30 @@ export interface Bot {
 }
 
 /**
+ * What the bot is given by its composition root (src/app/start-bot.ts): it opens nothing itself.
+ * The caller closes the stores after `stop()`.
+ */
+export interface BotDeps {
+  logger: Logger;
+  now?: () => Date;
+  /** The issue host: the Forgejo API and its /api/v1 root (webhook deliveries name the instance by it). */
+  host: { api: IssueHost; apiUrl: string };
+  /** The bot's durable state, with the writer leases (the caller opens and closes it). */
+  store: BotState;
+  /** With CHECKPOST_DATABASE_URL: the same store shared by replicas (feed, heartbeat, fenced write log). */
+  shared?: ReplicaStore;
+}
+
+/**
  * The bot: the delivery receiver verifies and routes webhooks; the tracker
  * registry holds each session issue's projection; timers poll, reconcile and
  * check liveness; the HTTP API answers from memory.
  */
-export async function createBot(config: BotConfig, deps: { logger: Logger; now?: () => Date; fetch?: typeof fetch; store?: ProjectionStore }): Promise<Bot> {
+export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> {
   const log = deps.logger;
   const now = deps.now ?? (() => new Date());
   const metrics = createBotMetrics();
-  const client = new ForgejoClient({ url: config.forgejoUrl, token: config.token, logger: log, retries: config.retries, timeoutMs: config.timeoutMs, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-  const api = new ForgejoApi(client);
+  const api = deps.host.api;
   const self = (await api.currentUser()).login;
   // Design (issue 19.8): the bot never runs commands made with its own login; said at start, in doctor and per command.
   log.warn({ login: self }, selfCommandIgnored(self));
@@ -69,19 +80,16 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
     ...(config.signingKey ? { signingKey: config.signingKey } : {}),
     legacyWriters: config.legacyWriters ?? DEFAULT_LEGACY_WRITERS,
   };
-  // A store passed in (PostgreSQL, a test's) belongs to the caller; one opened here is closed by stop().
   // CHECKPOST_DATABASE_URL: replicas share one PostgreSQL store (docs/scale-out.md).
-  const pgStore = !deps.store && config.database ? await PostgresProjectionStore.open({ url: config.database.url, logger: log, applicationName: `checkpost ${config.database.replicaId}` }) : undefined;
-  const store = deps.store ?? pgStore ?? createSqliteProjectionStore(config.storeFile);
+  const store = deps.store;
+  const shared = deps.shared;
   const holder = config.database ? `${config.database.replicaId}:${randomUUID().slice(0, 8)}` : `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const replica =
-    config.database && store instanceof PostgresProjectionStore
-      ? new ReplicaCoordinator(store, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics })
-      : undefined;
+    config.database && shared ? new ReplicaCoordinator(shared, { replicaId: holder, feedIntervalMs: config.database.feedIntervalMs, leaseTtlMs: config.leaseTtlMs, logger: log, metrics }) : undefined;
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
   // Before discovery: the lease share counts the trackers already started.
   replica?.attach(() => registry.all());
-  const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: client.apiUrl, selfLogin: self, logger: log, metrics });
+  const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: deps.host.apiUrl, selfLogin: self, logger: log, metrics });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");
@@ -90,7 +98,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       trackers: () => registry.all(),
       ready: () => ready,
       selfLogin: self,
-      ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}),
+      ...(shared ? { storeAvailable: () => shared.available } : {}),
       metrics,
       config,
       now,
@@ -172,7 +180,6 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       await new Promise<void>((r) => server.close(() => r()));
       await receiver.idle();
       await registry.stopAll();
-      if (!deps.store) await store.close();
     },
   };
 }

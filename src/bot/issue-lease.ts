@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Fence, Lease, ProjectionStore } from "../projection-store/index.ts";
+import type { Fence, Lease, LeaseStore } from "../projection-store/index.ts";
 
 /**
  * This process's claim to be the one writer of a session issue, kept in the
@@ -14,7 +14,7 @@ export class IssueLease {
 
   constructor(
     private readonly o: {
-      store: ProjectionStore;
+      store: LeaseStore;
       name: string;
       holder: string;
       ttlMs: number;

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { createProjection, entryKey } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "../projection/index.ts";
-import type { Fence, ProjectionStore } from "../projection-store/index.ts";
+import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { carriedBody, carriedFrom } from "../rollover/carried-body.ts";
@@ -14,7 +14,7 @@ import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {
   api: IssueHost;
-  store: ProjectionStore;
+  store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   issue: number;
   title: string;
@@ -160,7 +160,7 @@ const LATE_CARRY_LEASE_MS = 30_000;
 
 export interface LateCarryDeps {
   api: IssueHost;
-  store: ProjectionStore;
+  store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   /** The successor: the issue whose writer checks. */
   issue: number;

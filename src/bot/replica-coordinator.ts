@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { FeedCursor, PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
+import type { FeedCursor, ReplicaStore } from "../projection-store/index.ts";
 import { StaleLeaseError } from "../projection-store/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { IssueLease } from "./issue-lease.ts";
@@ -32,7 +32,7 @@ export class ReplicaCoordinator {
   private stopped = false;
 
   constructor(
-    readonly store: PostgresProjectionStore,
+    readonly store: ReplicaStore,
     private readonly o: ReplicaCoordinatorOptions,
   ) {}
 

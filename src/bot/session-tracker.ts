@@ -13,9 +13,9 @@ import type { IssueLease } from "./issue-lease.ts";
 import { carryLateSaves, rollOverIfDue } from "./issue-rollover.ts";
 import { compactHealth } from "../compaction/compact-health.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
-import { selectSupersededHealth } from "../compaction/select-superseded-health.ts";
+import { supersededHealthSelector } from "../compaction/select-superseded-health.ts";
 import type { RolloverDeps } from "./issue-rollover.ts";
-import type { IssueMeta, ProjectionStore, StoredComment } from "../projection-store/index.ts";
+import type { BotState, IssueMeta, StoredComment } from "../projection-store/index.ts";
 import { isProtocolBody, issueKey, parseSealedState } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
 import type { BodyEditor } from "./control-desk.ts";
@@ -58,7 +58,7 @@ export interface TrackerOptions {
   metrics: BotMetrics;
   now?: () => Date;
   /** Where the comments folded so far are kept: a restart continues from here. */
-  store: ProjectionStore;
+  store: BotState;
   /** Whether this process is the issue's one writer (dashboard, alerts). */
   lease: IssueLease;
   /** Replicas: each Forgejo write (dashboard, alert) run fenced by the lease's token (see DashboardWriter). */
@@ -612,10 +612,19 @@ export class SessionTracker {
     const fence = this.o.lease.current();
     if (!fence) return null;
     this.lastCompactionAt = Date.now();
-    const records: CommentRecord[] = [];
-    for (const c of await this.o.store.comments(this.storeKey))
-      if (c.body !== null && !c.deleted) records.push({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl ? { htmlUrl: c.htmlUrl } : {}) });
-    const selected = selectSupersededHealth(records, this.o.policy, this.now().getTime(), this.o.compaction.retentionMs);
+    // Page by page into a bounded projection: never every stored body at once.
+    const selector = supersededHealthSelector(this.o.policy, this.now().getTime(), this.o.compaction.retentionMs);
+    for (let afterId = 0; ; ) {
+      const page = await this.o.store.comments(this.storeKey, { afterId, limit: STORE_PAGE });
+      const records: CommentRecord[] = [];
+      for (const c of page)
+        if (c.body !== null && !c.deleted) records.push({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl ? { htmlUrl: c.htmlUrl } : {}) });
+      selector.add(records);
+      const last = page[page.length - 1];
+      if (!last || page.length < STORE_PAGE) break;
+      afterId = last.id;
+    }
+    const selected = selector.selected();
     if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(opts.dryRun) };
     await this.o.store.checkFence(fence);
     const result = await compactHealth({

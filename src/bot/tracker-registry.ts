@@ -6,7 +6,7 @@ import type { BotMetrics } from "./bot-metrics.ts";
 import { SessionTracker } from "./session-tracker.ts";
 import { IssueLease } from "./issue-lease.ts";
 import type { ReplicaCoordinator } from "./replica-coordinator.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import type { BotState } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
 
@@ -18,7 +18,7 @@ export interface TrackerRegistryDeps {
   logger: Logger;
   metrics: BotMetrics;
   now: () => Date;
-  store: ProjectionStore;
+  store: BotState;
   /** This process's name in leases (host, pid, random). */
   holder: string;
   /** Replicas on a shared PostgreSQL store (see ReplicaCoordinator). */

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import { ExitError } from "../errors.ts";
+import type { CliRoot } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { packageVersion } from "./package-version.ts";
 
@@ -66,9 +67,10 @@ function repoFlags(cmd: Command): Command {
 
 /**
  * Declares the commands; each is lazy-loaded from ./commands so `checkpost parse`
- * does not pay for the HTTP client. Only main.ts exits.
+ * does not pay for the HTTP client. The commands get their settings, stores and clients from `root`
+ * (the composition root, src/app/). Only src/app/cli-main.ts exits.
  */
-export function buildProgram(io: CliIo): Command {
+export function buildProgram(io: CliIo, root: CliRoot): Command {
   const program = new Command("checkpost")
     .description("Checkpoint and resume AI agents through one Forgejo issue")
     .version(packageVersion(), "-V, --version", "print the version")
@@ -120,7 +122,7 @@ export function buildProgram(io: CliIo): Command {
     .option("--epoch <n>", "writer epoch (default: the one `resume` on this machine took over with)", int("--epoch"))
     .option("--map <name|file>", "phase map to check the phase against (default: the agent's own, see --maps)")
     .option("--maps <file>", "JSON file of agent → phase map (env CHECKPOST_PHASE_MAPS)")
-    .action(async (o) => (await import("./commands/store-commands.ts")).save(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/store-commands.ts")).save(io, { ...o, debug: debug() }, root));
   helpAfter(
     program.commands.at(-1) as Command,
     `  checkpost save --agent implementation-worker --session s1 --phase commit_complete --data '{"commit_sha":"abc"}'
@@ -133,26 +135,28 @@ export function buildProgram(io: CliIo): Command {
     .option("--metrics <json>", "metrics as a JSON object")
     .option("--metrics-file <file>", "metrics from a JSON file (- reads stdin)")
     .option("--status <status>", "", "Active")
-    .action(async (o) => (await import("./commands/store-commands.ts")).health(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/store-commands.ts")).health(io, { ...o, debug: debug() }, root));
 
   repoFlags(required(program.command("latest").description("print the newest trusted checkpoint of an agent, or null"), "--agent"))
     .option("--agent <name>")
     .option("--session <id>")
     .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
     .action(async (o) =>
-      o.allIssues ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() }) : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }),
+      o.allIssues
+        ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() }, root)
+        : (await import("./commands/store-commands.ts")).latest(io, { ...o, debug: debug() }, root),
     );
 
   repoFlags(program.command("history").description("every checkpoint across the chain of rolled-over issues, one JSON line each"))
     .option("--agent <name>")
     .option("--session <id>")
     .option("--archived", "the health signals compaction archived (attachments of each issue), one JSON line each")
-    .action(async (o) => (await import("./commands/history.ts")).history(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/history.ts")).history(io, { ...o, debug: debug() }, root));
 
   repoFlags(program.command("compact").description("archive, then delete superseded health signals older than the retention (the bot does this itself)"))
     .option("--retention <duration>", "keep superseded health this long (env CHECKPOST_HEALTH_RETENTION)", "24h")
     .option("--dry-run", "print what would be archived and deleted; change nothing")
-    .action(async (o) => (await import("./commands/compact.ts")).compact(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/compact.ts")).compact(io, { ...o, debug: debug() }, root));
 
   repoFlags(required(program.command("resume").description("print where an agent resumes: resume_point, phase, state"), "--agent", "--session"))
     .option("--agent <name>")
@@ -164,7 +168,7 @@ export function buildProgram(io: CliIo): Command {
       if (v !== "fence" && v !== "accept") throw new InvalidArgumentError('must be "fence" or "accept"');
       return v;
     })
-    .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }, root));
   helpAfter(
     program.commands.at(-1) as Command,
     `  checkpost resume --agent implementation-worker --session s1          # {"resume_point": …, "phase": …, "state": {…}, …}
@@ -176,7 +180,7 @@ An agent with no checkpoint answers a fresh start (exit 0) and stderr names the 
     .option("--json", "machine-readable snapshot (unchanged)")
     .option("--watch [seconds]", "redraw every N seconds (default 10) until Ctrl-C")
     .option("--times <n>", "with --watch: stop after n refreshes")
-    .action(async (o) => (await import("./commands/status.ts")).status(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/status.ts")).status(io, { ...o, debug: debug() }, root));
   helpAfter(
     program.commands.at(-1) as Command,
     `  checkpost status                  # exit 3 when something needs attention
@@ -185,21 +189,21 @@ An agent with no checkpoint answers a fresh start (exit 0) and stderr names the 
   );
 
   repoFlags(program.command("init").description("find the session issue, creating it and its label if missing")).action(async (o) =>
-    (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }),
+    (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }, root),
   );
 
   repoFlags(required(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"), "--bot-url"))
     .option("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
     .option("--app <file>", "app.yml to read", "app.yml")
-    .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }, root));
 
   repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))
     .option("--store <file>", "the bot's store (env CHECKPOST_STORE_FILE; default <CHECKPOST_DATA_DIR>/bot/projection.sqlite)")
-    .action(async (o) => (await import("./commands/rebuild.ts")).rebuild(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/rebuild.ts")).rebuild(io, { ...o, debug: debug() }, root));
   repoFlags(program.command("doctor").description("check a deployment (Forgejo, token, issue, webhook, trust, signing key, bot) and say what to fix; exit 0 only when nothing is wrong"))
     .option("--bot-url <url>", "the bot's base URL, to check it is up, accepts CHECKPOST_API_TOKEN and has its webhook")
     .option("--json", "machine-readable: {ok, checks: [{check, status, message, fix?}]}")
-    .action(async (o) => (await import("./commands/doctor.ts")).doctor(io, { ...o, debug: debug() }));
+    .action(async (o) => (await import("./commands/doctor.ts")).doctor(io, { ...o, debug: debug() }, root));
 
   program
     .command("forge")
@@ -209,7 +213,7 @@ An agent with no checkpoint answers a fresh start (exit 0) and stderr names the 
     .option("--data <dir>", "data directory (default: in memory)")
     .option("--user <login>", "create this user if missing and print a fresh token")
     .option("--repo <owner/name>", "create this repository if missing")
-    .action(async (o) => (await import("./commands/forge.ts")).forge(io, o));
+    .action(async (o) => root.forge(io, o));
 
   return program;
 }

@@ -1,20 +1,22 @@
 import { CommanderError } from "commander";
 import { CheckpostError, ExitError } from "../errors.ts";
 import { envFileFlag, withEnvFile } from "./env-file.ts";
+import type { CliRoot } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { OPTIONAL_INSTALL, missingOptionalPackage } from "./optional-packages.ts";
 import { buildProgram } from "./program.ts";
 
 /**
  * Run the CLI and return its exit code: 0 ok, 1 failure, 2 usage, 3 `status` found something that
- * needs attention. Errors are printed as their message; the stack only with --debug.
+ * needs attention. Errors are printed as their message; the stack only with --debug. The commands get
+ * their settings, stores and clients from `root` (src/app/cli-root.ts); src/app/cli.ts wires it.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCliWith(argv: string[], io: CliIo, root: CliRoot): Promise<number> {
   const debug = argv.includes("--debug");
   try {
     // .env (or --env-file) fills in what the environment does not set, for every command.
     const env = withEnvFile(io.env, io.cwd, envFileFlag(argv));
-    await buildProgram({ ...io, env }).parseAsync(argv, { from: "user" });
+    await buildProgram({ ...io, env }, root).parseAsync(argv, { from: "user" });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {

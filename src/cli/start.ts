@@ -22,7 +22,7 @@ export function start(bundleDir: string, argv: string[], env: NodeJS.ProcessEnv)
     key: command,
     ...(debug ? { debug: (line: string) => process.stderr.write(`checkpost: ${line}\n`) } : {}),
   });
-  // "exit", not "beforeExit": hot.cjs exits explicitly once its output is flushed (hot-entry.ts).
+  // "exit", not "beforeExit": hot.cjs exits explicitly once its output is flushed (src/app/cli-hot-entry.ts).
   process.once("exit", () => run.save());
   return Promise.resolve();
 }

@@ -4,13 +4,6 @@ import type { ForgeContext } from "./context.ts";
 import { toApiComment, toApiIssue, toApiRepo, toApiUser } from "./convert.ts";
 import type { CommentRow, IssueRow, RepoRow, UserRow } from "./types.ts";
 
-export type HookEventType = "issues" | "issue_label" | "issue_comment";
-
-/** HookEventType.Event(): the value of X-*-Event (issue_label → "issues"). */
-export function eventHeader(t: HookEventType): string {
-  return t === "issue_comment" ? "issue_comment" : "issues";
-}
-
 export interface Changes {
   title?: { from: string };
   body?: { from: string };

@@ -10,9 +10,15 @@ import type { Logger } from "pino";
 import { goJsonIndent } from "./go-json.ts";
 import { hookEvents } from "./convert.ts";
 export { expandHookEvents } from "./hook-events.ts";
-import { eventHeader, type HookEventType } from "./payloads.ts";
 import type { ForgeStore } from "./store-sqlite.ts";
 import type { DeliveryRecord, HookRow } from "./types.ts";
+
+export type HookEventType = "issues" | "issue_label" | "issue_comment";
+
+/** HookEventType.Event(): the value of X-*-Event (issue_label → "issues"). */
+export function eventHeader(t: HookEventType): string {
+  return t === "issue_comment" ? "issue_comment" : "issues";
+}
 
 /** Does a hook whose (expanded) events are `events` receive `t`? Each type has its own flag, as in Forgejo. */
 export function hookWants(events: string[], t: HookEventType): boolean {

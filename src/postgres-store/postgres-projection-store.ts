@@ -5,7 +5,21 @@ import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/inde
 import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
 import { advanceWatermarkAll } from "../projection-store/advance-watermark-all.ts";
 import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
-import type { ApplyResult, CommentQuery, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "../projection-store/index.ts";
+import type {
+  ApplyResult,
+  CommentQuery,
+  Fence,
+  FeedCursor,
+  IssueKey,
+  IssueMeta,
+  Lease,
+  ProjectionStore,
+  ProjectionStoreOptions,
+  ReplicaStore,
+  StoredComment,
+  Watermark,
+  WriteLogRow,
+} from "../projection-store/index.ts";
 import { migrate } from "./migrate.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 
@@ -19,18 +33,7 @@ export interface PostgresStoreOptions extends ProjectionStoreOptions {
   applicationName?: string;
 }
 
-/** Where a replica is in an issue's change feed (opaque). */
-export type FeedCursor = string;
-
-/** One Forgejo write begun under a lease (see fencedWrite). */
-export interface WriteLogRow {
-  name: string;
-  kind: string;
-  holder: string;
-  token: number;
-  startedMs: number;
-  endedMs: number | null;
-}
+export type { FeedCursor, WriteLogRow };
 
 interface CommentRow {
   comment_id: string;
@@ -102,7 +105,7 @@ export function feedEvents(r: StoredComment): CommentEvent[] {
  * in a table with a fencing token; expiry is judged by PostgreSQL's clock, the
  * one clock all replicas share. Schema: migrations.ts, applied at open.
  */
-export class PostgresProjectionStore implements ProjectionStore {
+export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly log: PostgresStoreOptions["logger"],

@@ -96,21 +96,10 @@ export interface ProjectionStoreOptions {
 }
 
 /**
- * The bot's durable state, per session issue: the comments it has folded
- * (newest version each, tombstones for deletes), the watermark of its
- * incremental reads, its per agent+session entries (the newest derived state,
- * what /api/* serves), the resume index last written, alerts already posted,
- * delivery ids already applied, rollover/compaction bookkeeping, and the
- * leases that make one process the writer.
- *
- * Implemented on SQLite (one process; createSqliteProjectionStore) and on
- * PostgreSQL (replicas). Every method is async and each one is atomic: a
- * method either applies all it was given or nothing. Methods that write on
- * behalf of the leader (Forgejo-visible effects: dashboard, alerts, rollover,
- * compaction) take a Fence and refuse a stale token, so a deposed leader's
- * late write changes nothing. The contract is test/helpers/projection-store-contract.ts.
+ * The comments an issue's deliveries, polls and reconciles folded in: the newest version of each
+ * (tombstones for deletes), the watermark of the incremental reads, the delivery ids already applied.
  */
-export interface ProjectionStore {
+export interface CommentLog {
   /**
    * Fold one delivery's events into the stored comments, atomically: if
    * `deliveryId` (X-Forgejo-Delivery) was applied before, nothing changes
@@ -129,11 +118,19 @@ export interface ProjectionStore {
   /** Number of live (not deleted) comments. */
   commentCount(issue: IssueKey): Promise<number>;
   watermark(issue: IssueKey): Promise<Watermark | null>;
-  /** Forget everything stored about an issue (`checkpost rebuild`). Leases are kept. */
+  /**
+   * Forget everything stored about an issue (`checkpost rebuild`): its comments and, in a whole
+   * ProjectionStore, its entries, alerts and meta too. Leases and claimed commands are kept.
+   */
   clearIssue(issue: IssueKey): Promise<void>;
   /** Issues with anything stored. */
   issues(): Promise<IssueKey[]>;
+  /** Delivery ids older than this are forgotten (Forgejo redelivers only recent ones). Returns how many. */
+  pruneDeliveries(olderThanMs: number): Promise<number>;
+}
 
+/** What the bot derived from the comments: per agent+session entries, the sealed projection state, the resume index written. */
+export interface EntryView {
   /**
    * The bot's projection state of the issue as JSON text (what a bounded
    * projection folded away, `Projection.sealedState`), so a restart parses only
@@ -151,18 +148,10 @@ export interface ProjectionStore {
 
   putResumeIndex(fence: Fence, issue: IssueKey, index: ResumeIndex): Promise<void>;
   resumeIndex(issue: IssueKey): Promise<ResumeIndex | null>;
+}
 
-  /** Record an alert as posted; false when it already was (post nothing then). */
-  recordAlert(fence: Fence, issue: IssueKey, alertKey: string): Promise<boolean>;
-  hasAlert(issue: IssueKey, alertKey: string): Promise<boolean>;
-
-  issueMeta(issue: IssueKey): Promise<IssueMeta>;
-  /** Merge into the stored meta (shallow, by top-level key). */
-  updateIssueMeta(fence: Fence, issue: IssueKey, patch: Partial<IssueMeta>): Promise<IssueMeta>;
-
-  /** Delivery ids older than this are forgotten (Forgejo redelivers only recent ones). Returns how many. */
-  pruneDeliveries(olderThanMs: number): Promise<number>;
-
+/** The leases that make one process the writer of an issue, and the fences its writes carry. */
+export interface LeaseStore {
   /**
    * Take the lease if it is free or expired: a new, higher token. Null when
    * another holder's lease is unexpired. The same holder re-acquiring its own
@@ -175,7 +164,23 @@ export interface ProjectionStore {
   releaseLease(lease: Lease): Promise<void>;
   /** The lease as stored (any holder), or null when never taken: a follower reads it to notice a lapsed leader. */
   peekLease(name: string): Promise<Lease | null>;
+  /** Throws StaleLeaseError unless `fence.token` is the current token of an unexpired lease. */
+  checkFence(fence: Fence): Promise<void>;
+}
 
+/** The leader's bookkeeping of an issue: alerts already posted, rollover and compaction meta. */
+export interface IssueBookkeeping {
+  /** Record an alert as posted; false when it already was (post nothing then). */
+  recordAlert(fence: Fence, issue: IssueKey, alertKey: string): Promise<boolean>;
+  hasAlert(issue: IssueKey, alertKey: string): Promise<boolean>;
+
+  issueMeta(issue: IssueKey): Promise<IssueMeta>;
+  /** Merge into the stored meta (shallow, by top-level key). */
+  updateIssueMeta(fence: Fence, issue: IssueKey, patch: Partial<IssueMeta>): Promise<IssueMeta>;
+}
+
+/** People's commands (slash comments, dashboard ticks) claimed once. */
+export interface CommandClaims {
   /**
    * Claim a people's command (a slash comment, a dashboard tick) by its key:
    * true the first time the key is claimed for this issue, false ever after.
@@ -185,8 +190,66 @@ export interface ProjectionStore {
    * Kept by clearIssue (a rebuild must not run old commands again).
    */
   claimCommand(issue: IssueKey, key: string, outcome: "run" | "baseline"): Promise<boolean>;
-  /** Throws StaleLeaseError unless `fence.token` is the current token of an unexpired lease. */
-  checkFence(fence: Fence): Promise<void>;
+}
 
+/** Every port of the bot's state, as one tracker uses them (it hands the narrower ones to its parts). */
+export interface BotState extends CommentLog, EntryView, LeaseStore, IssueBookkeeping, CommandClaims {}
+
+/**
+ * The bot's durable state, per session issue: the comments it has folded
+ * (CommentLog), what it derived from them (EntryView), the leases that make
+ * one process the writer (LeaseStore), alerts and rollover/compaction meta
+ * (IssueBookkeeping), and the people's commands it ran (CommandClaims).
+ * Consumers take the narrowest port they use.
+ *
+ * Implemented on SQLite (one process; createSqliteProjectionStore), on
+ * PostgreSQL (replicas; it adds ReplicaStore) and in memory
+ * (createMemoryProjectionStore: tests). Every method is async and each one is
+ * atomic: a method either applies all it was given or nothing. Methods that
+ * write on behalf of the leader (Forgejo-visible effects: dashboard, alerts,
+ * rollover, compaction) take a Fence and refuse a stale token, so a deposed
+ * leader's late write changes nothing. The contract is
+ * test/helpers/projection-store-contract.ts.
+ */
+export interface ProjectionStore extends BotState {
   close(): Promise<void>;
+}
+
+/** Where a replica is in an issue's change feed (opaque). */
+export type FeedCursor = string;
+
+/** One Forgejo write begun under a lease (see ReplicaStore.fencedWrite). */
+export interface WriteLogRow {
+  name: string;
+  kind: string;
+  holder: string;
+  token: number;
+  startedMs: number;
+  endedMs: number | null;
+}
+
+/**
+ * What replicas sharing one store use besides ProjectionStore (PostgreSQL, src/postgres-store/): the
+ * change feed of what the others stored, a heartbeat to share the leases out, and the log of Forgejo
+ * writes begun under a lease.
+ */
+export interface ReplicaStore {
+  /** False after a call failed for want of the database, until one succeeds again (readiness). */
+  readonly available: boolean;
+  /** True when the database answers now. */
+  ping(): Promise<boolean>;
+  /** The feed position now: readChanges from it returns whatever commits from here on. */
+  feedCursor(): Promise<FeedCursor>;
+  /** What changed on an issue since `cursor` (null: everything), as projection events, and the cursor to pass next time. */
+  readChanges(issue: IssueKey, cursor: FeedCursor | null): Promise<{ events: CommentEvent[]; cursor: FeedCursor }>;
+  /** Note that a replica is alive; returns how many were seen within `withinMs` (itself included). */
+  heartbeat(replicaId: string, withinMs: number): Promise<number>;
+  /** A replica stopping cleanly: it no longer counts among the live. */
+  forgetReplica(replicaId: string): Promise<void>;
+  /** One write to Forgejo under a lease: begun only if the fence is current (else StaleLeaseError, `write` not called), logged. */
+  fencedWrite<T>(fence: Fence & { holder: string }, kind: string, write: () => Promise<T>): Promise<T>;
+  /** The writes begun under leases (of one lease name, or all), oldest first. */
+  writeLog(name?: string): Promise<WriteLogRow[]>;
+  /** The lease as stored now, whoever holds it, and whether it is unexpired (null: never taken). */
+  currentLease(name: string): Promise<(Lease & { live: boolean }) | null>;
 }

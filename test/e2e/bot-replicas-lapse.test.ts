@@ -3,9 +3,9 @@
 // ingest does not stop for a whole TTL. LAPSE_TTL_MS=30000 measures the default (docs/scale-out.md).
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { startForge } from "../../src/forge/index.ts";
 import type { ForgeServer } from "../../src/forge/index.ts";
@@ -54,7 +54,7 @@ describe.skipIf(!server.url)(`polling replicas when the leader dies${server.url 
       retries: 1,
       timeoutMs: 5_000,
     };
-    for (const id of ["r1", "r2"]) bots.push(await createBot({ ...config, database: { url: dbUrl, feedIntervalMs: 100, replicaId: id } }, { logger }));
+    for (const id of ["r1", "r2"]) bots.push(await startBot({ ...config, database: { url: dbUrl, feedIntervalMs: 100, replicaId: id } }, { logger }));
   });
   afterAll(async () => {
     for (const b of bots) await b.stop();

@@ -3,9 +3,9 @@ import { Writable } from "node:stream";
 import pg from "pg";
 import { TIMERS_OFF } from "../helpers/bot-world.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { startForge } from "../../src/forge/index.ts";
 import type { ForgeServer } from "../../src/forge/index.ts";
@@ -45,7 +45,7 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     }),
   });
   const startReplica = async (id: string) => {
-    const bot = await createBot({ ...config, leaseTtlMs: 3_000, database: { url: dbUrl, feedIntervalMs: 50, replicaId: id } }, { logger });
+    const bot = await startBot({ ...config, leaseTtlMs: 3_000, database: { url: dbUrl, feedIntervalMs: 50, replicaId: id } }, { logger });
     bots.push(bot);
     return bot;
   };

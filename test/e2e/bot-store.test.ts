@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createBot } from "../../src/bot/create-bot.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
 import { toCommentRecord } from "../../src/store/index.ts";
 import { botWorld, SECRET } from "../helpers/bot-world.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { createSqliteProjectionStore } from "../../src/projection-store/index.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 
@@ -54,7 +54,7 @@ describe("the bot's durable store", () => {
     await api.deleteComment(world.repo, (all[1] as { id: number }).id);
 
     const requests: URL[] = [];
-    const bot = await createBot(world.config, { logger: world.logger, fetch: recordingFetch(requests) });
+    const bot = await startBot(world.config, { logger: world.logger, fetch: recordingFetch(requests) });
     extra.push(bot);
     const commentReads = requests.filter((u) => /\/issues\/\d+\/comments$/.test(u.pathname));
     expect(commentReads).toHaveLength(1);
@@ -86,7 +86,7 @@ describe("the bot's durable store", () => {
     expect(state?.entries).toHaveLength(1);
     expect(state?.entries[0]?.cold.length).toBeGreaterThanOrEqual(60 - 32);
 
-    const bot = await createBot(world.config, { logger: world.logger });
+    const bot = await startBot(world.config, { logger: world.logger });
     extra.push(bot);
     const t = bot.tracker(world.repo, world.issue);
     const trust = { trustedAuthors: new Set(["agent", "checkpost-bot"]) };
@@ -112,7 +112,7 @@ describe("the bot's durable store", () => {
     await world.api(world.agentToken).createComment(world.repo, world.issue, cp("clone_complete"));
     await world.settle();
     const requests: URL[] = [];
-    const fresh = await createBot({ ...world.config, storeFile: storeFile() }, { logger: world.logger, fetch: recordingFetch(requests) });
+    const fresh = await startBot({ ...world.config, storeFile: storeFile() }, { logger: world.logger, fetch: recordingFetch(requests) });
     extra.push(fresh);
     const reads = requests.filter((u) => /\/issues\/\d+\/comments$/.test(u.pathname));
     expect(reads).toHaveLength(1);
@@ -123,7 +123,7 @@ describe("the bot's durable store", () => {
   it("two bot instances on one store: one writes the dashboard, the other takes over when it stops", async () => {
     const file = storeFile();
     const world = (w = await botWorld({ storeFile: file }));
-    const second = await createBot(world.config, { logger: world.logger });
+    const second = await startBot(world.config, { logger: world.logger });
     extra.push(second);
     const api = world.api(world.agentToken);
     await api.createHook(world.repo, {
@@ -185,7 +185,7 @@ describe("the bot's durable store", () => {
     expect(await store.entries(`agent/work#${world.issue}`)).toEqual([]); // derived again by the bot, with its own trust policy
     await store.close();
 
-    const bot = await createBot(world.config, { logger: world.logger });
+    const bot = await startBot(world.config, { logger: world.logger });
     extra.push(bot);
     expect(bot.tracker(world.repo, world.issue)?.projection.latest("implementation-worker", "s1")?.phase).toBe("commit_complete");
   });

@@ -6,7 +6,7 @@ import { extractResumeIndex, DASHBOARD_START, DASHBOARD_END } from "../../src/da
 import { projectComments } from "../../src/projection/index.ts";
 import { SessionStore, toCommentRecord } from "../../src/store/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { commentFixture } from "../../fixtures/index.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 
 const CHROMIUM = process.env.CHECKPOST_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { escapeMarkdown } from "../../src/dashboard/index.ts";
 
 // Issue 18, items 1 and 2: the session chain is one session. Controls survive rollovers, a CLI agent whose

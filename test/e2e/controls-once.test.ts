@@ -11,7 +11,7 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 
 let w: BotWorld;
@@ -113,7 +113,7 @@ describe("a command runs at most once, ever", () => {
     await settle();
     expect(await controls("release")).toHaveLength(1);
     await w.bot.stop();
-    extra = await createBot(w.config, { logger: w.logger });
+    extra = await startBot(w.config, { logger: w.logger });
     await extra.reconcileAll();
     await extra.pollAll();
     await extra.idle();
@@ -126,7 +126,7 @@ describe("a command runs at most once, ever", () => {
     await w.bot.stop();
     // A new store an hour later: the hide is history (COMMAND_GRACE_MS), claimed as seen, never run.
     const later = { ...w.config, storeFile: join(mkdtempSync(join(tmpdir(), "cp-once-")), "projection.sqlite") };
-    extra = await createBot(later, { logger: w.logger, now: () => new Date(Date.now() + 3_600_000) });
+    extra = await startBot(later, { logger: w.logger, now: () => new Date(Date.now() + 3_600_000) });
     await extra.pollAll();
     expect(await controls("hide")).toHaveLength(0);
   });
@@ -177,7 +177,7 @@ describe("controls with the bot polling only (no webhook)", () => {
 
 describe("control records are immutable in effect (issue 19.7)", () => {
   async function coldDirective(): Promise<unknown> {
-    const { runCli } = await import("../../src/cli/run-cli.ts");
+    const { runCli } = await import("../../src/app/cli.ts");
     const out: string[] = [];
     const env = {
       FORGEJO_URL: w.forge.url,

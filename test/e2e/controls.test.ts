@@ -6,7 +6,7 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 
 let w: BotWorld;
 afterEach(async () => w?.close());

@@ -6,7 +6,7 @@ import type { JsonObject } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/store/index.ts";
 import { continuedFrom, continuedIn } from "../../src/rollover/chain-links.ts";
 import { botWorld } from "../helpers/bot-world.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

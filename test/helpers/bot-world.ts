@@ -1,9 +1,9 @@
 import { startForge } from "../../src/forge/index.ts";
 import type { ForgeServer } from "../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
@@ -82,7 +82,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     timeoutMs: 5000,
     ...overrides,
   };
-  const bot = await createBot(config, { logger, now: () => new Date(Date.now() + offset) });
+  const bot = await startBot(config, { logger, now: () => new Date(Date.now() + offset) });
   const api = (token: string) => new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
   if (opts.webhook !== false)
     await api(agentToken).createHook(

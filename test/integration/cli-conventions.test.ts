@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { withEnvFile, envFileFlag } from "../../src/cli/env-file.ts";
 import type { CliIo } from "../../src/cli/io.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 
@@ -75,7 +75,7 @@ describe("env files", () => {
 
 describe("a closed pipe", () => {
   it("ends the process quietly (exit 0, nothing on stderr) instead of an EPIPE stack trace", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "parse"], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/app/cli-main.ts", "parse"], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
     // The reader is gone before the first write, as with `checkpost history | head -1` after its line.
     child.stdout.destroy();
     let stderr = "";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DoctorCheck } from "../../src/cli/commands/doctor.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let child: ChildProcess | undefined;

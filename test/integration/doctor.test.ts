@@ -1,7 +1,7 @@
 /** `checkpost doctor` against the embedded Forgejo and a running bot. */
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import type { DoctorCheck } from "../../src/cli/commands/doctor.ts";
 import { API_TOKEN, botWorld, type BotWorld } from "../helpers/bot-world.ts";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";

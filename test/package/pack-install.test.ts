@@ -71,7 +71,7 @@ describe("the packed tarball", () => {
     expect(pkg.scripts.prepack).toBe("npm run build");
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
-    expect(files).toContain("dist/bot/index.d.ts");
+    expect(files).toContain("dist/app/bot-package.d.ts");
     expect(files).toContain("dist/cli-bundle/main.js");
     expect(files).toContain("bin/checkpost.cjs");
     expect(files).toContain("dist/cli-bundle/start.cjs");

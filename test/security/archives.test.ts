@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatArchiveRecord, parseArchiveRecord, sha256Hex, trustedArchiveRecords } from "../../src/compaction/archive-record.ts";
-import { runCli } from "../../src/cli/run-cli.ts";
+import { runCli } from "../../src/app/cli.ts";
 import { formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { botWorld, type BotWorld } from "../helpers/bot-world.ts";
 

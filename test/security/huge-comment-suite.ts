@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { startBot } from "../../src/app/start-bot.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/store/index.ts";
@@ -60,7 +60,7 @@ export function hugeCommentSuite(mb: number): void {
 
       // a second bot starting up reads the whole issue once
       const logs: string[] = [];
-      const bot2 = await createBot(
+      const bot2 = await startBot(
         {
           ...defaultBotConfig({ url: world.forge.url, token: world.botToken }, [world.repo]),
           trustedAuthors: ["agent"],

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { startBot } from "../../src/app/start-bot.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { formatCheckpoint } from "../../src/protocol/index.ts";
 import { MAX_UNTRUSTED_AUTHORS_LISTED } from "../../src/projection/index.ts";
@@ -36,7 +36,7 @@ export function untrustedNamesSuite(N: number): void {
       );
       a.bulkComments("agent", "work", world.issue, [{ login: "agent", body: cp("implementation-worker") }]);
 
-      const bot = await createBot(
+      const bot = await startBot(
         {
           ...defaultBotConfig({ url: world.forge.url, token: world.botToken }, [world.repo]),
           trustedAuthors: ["agent"],

@@ -3,8 +3,8 @@ import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { alertBody, parseAlert } from "../../src/bot/stale-alert.ts";
-import { createBot } from "../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../src/bot/bot-config-from-env.ts";
+import { startBot } from "../../src/app/start-bot.ts";
+import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { entryKey, liveness } from "../../src/projection/index.ts";
 import type { AgentEntry } from "../../src/projection/index.ts";
@@ -89,7 +89,7 @@ describe("a name cannot break out of the stale alert", () => {
     expect(body.indexOf("-->")).toBe(body.indexOf("\n") - 3); // the only comment close is the marker's own
     expect(body).not.toMatch(/<img|@admin/);
     // A restarted bot re-reads the issue, recognises its own alert and does not post it again.
-    const bot2 = await createBot(
+    const bot2 = await startBot(
       {
         ...defaultBotConfig({ url: w.forge.url, token: w.botToken }, [w.repo]),
         trustedAuthors: ["agent"],

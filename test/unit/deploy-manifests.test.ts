@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import * as z from "zod";
 import { apiRoutes } from "../../src/bot/api-routes.ts";
-import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../../src/bot/bot-config-from-env.ts";
+import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../../src/config/bot-env.ts";
 
 const root = new URL("../../", import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, root), "utf8");

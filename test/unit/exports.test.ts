@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as checkpost from "../../src/index.ts";
-import * as bot from "../../src/bot/index.ts";
+import * as bot from "../../src/app/bot-package.ts";
 
 describe("public surface", () => {
   it("exports what the README shows", () => {

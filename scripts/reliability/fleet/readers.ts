@@ -4,7 +4,7 @@
  * and, where the reader has one, the resume point. Adapters read only the fields they need and
  * ignore any others, so new fields (freshness, as-of, liveness) do not break them.
  */
-import { runCli } from "../../../src/cli/run-cli.ts";
+import { runCli } from "../../../src/app/cli.ts";
 import { extractResumeIndex } from "../../../src/dashboard/index.ts";
 import type { IssueHost } from "../../../src/ports/issue-host.ts";
 import { parseComment } from "../../../src/protocol/index.ts";

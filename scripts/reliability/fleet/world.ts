@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { defaultBotConfig } from "../../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { startForge } from "../../../src/forge/index.ts";
 import type { ForgeServer } from "../../../src/forge/index.ts";

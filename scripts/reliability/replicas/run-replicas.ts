@@ -3,7 +3,7 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { defaultBotConfig } from "../../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { startForge } from "../../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";

@@ -5,9 +5,9 @@
  * says an attacker gains nothing.
  */
 import { createHmac } from "node:crypto";
-import { createBot } from "../../../src/bot/create-bot.ts";
+import { startBot as createBot } from "../../../src/app/start-bot.ts";
 import type { Bot } from "../../../src/bot/create-bot.ts";
-import { defaultBotConfig } from "../../../src/bot/bot-config-from-env.ts";
+import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { createLogger } from "../../../src/log/create-logger.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat } from "../../../src/protocol/index.ts";

@@ -2,16 +2,15 @@ import { compactHealth } from "../../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../../compaction/select-superseded-health.ts";
 import { readAllComments, toCommentRecord } from "../../store/index.ts";
 import { parseDuration } from "../../util/parse-duration.ts";
-import { cliContext } from "../context.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { usage } from "../parse-json-arg.ts";
 
 /** `checkpost compact [--dry-run]`: what the bot's writer does every CHECKPOST_COMPACTION_INTERVAL_MS, by hand. */
-export async function compact(io: CliIo, o: RepoFlags & { retention?: string; dryRun?: boolean }): Promise<void> {
+export async function compact(io: CliIo, o: RepoFlags & { retention?: string; dryRun?: boolean }, root: CliRoot): Promise<void> {
   const retentionMs = parseDuration(o.retention ?? io.env["CHECKPOST_HEALTH_RETENTION"] ?? "24h");
   if (retentionMs === null || retentionMs <= 0) throw usage(`--retention ${o.retention}: must be a duration like "24h" or "90m"`);
-  const ctx = cliContext(io, o);
+  const ctx = await root.context(io, o);
   const issue = await ctx.withStore((s) => s.issueNumber());
   const comments = (await readAllComments(ctx.api, ctx.store.repo, issue)).map(toCommentRecord);
   const policy = await ctx.store.policy();

@@ -1,12 +1,10 @@
 import * as z from "zod";
-import { ClientEnvSchema, parseEnv, repoFromEnv } from "../../config/env.ts";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, ForgejoApiError } from "../../errors.ts";
-import { ForgejoApi, ForgejoClient } from "../../forgejo/index.ts";
 import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
 import { isSessionIssue, listSessionIssues } from "../../store/index.ts";
 import { redactUrl } from "../../util/redact-url.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
@@ -39,25 +37,23 @@ const statusOf = (e: unknown): number | undefined => (e instanceof ForgejoApiErr
  * `checkpost doctor`: checks a deployment from the outside and says what to fix. Read-only: it makes only
  * GET requests. Later checks that need an earlier one (a reachable Forgejo, a valid token) are skipped.
  */
-export async function runDoctor(io: CliIo, o: DoctorOptions): Promise<DoctorCheck[]> {
+export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   const add = (c: DoctorCheck) => checks.push(c);
-  const env = parseEnv(ClientEnvSchema, io.env);
+  const settings = await root.settings(io, o.repo);
+  const env = settings.env;
   const url = o.url ?? env.FORGEJO_URL;
   let repo: RepoRef | undefined;
-  try {
-    repo = repoFromEnv(env, o.repo);
-  } catch (e) {
-    add({ check: "config", status: "fail", message: message(e), fix: "set FORGEJO_REPOSITORY=owner/repo or pass --repo" });
-  }
+  if (settings.repo instanceof Error) add({ check: "config", status: "fail", message: message(settings.repo), fix: "set FORGEJO_REPOSITORY=owner/repo or pass --repo" });
+  else repo = settings.repo;
   if (!url) add({ check: "config", status: "fail", message: "no Forgejo instance", fix: "set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url" });
   if (!env.FORGEJO_TOKEN) add({ check: "config", status: "fail", message: "no token", fix: "set FORGEJO_TOKEN to an access token with write:issue, read:repository, read:user" });
   if (!url || !env.FORGEJO_TOKEN || !repo) return checks;
   const shown = redactUrl(url);
   add({ check: "config", status: "ok", message: `Forgejo ${shown}, repository ${repo.owner}/${repo.repo}` });
 
-  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, retries: 0, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS }));
-  const anonymous = new ForgejoApi(new ForgejoClient({ url, retries: 0, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS }));
+  const api = await root.forgejo({ url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const anonymous = await root.forgejo({ url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
 
   // 1. Reachable, and a Forgejo: Forgejo reports "<forgejo>+gitea-<compat>" (Makefile), Gitea a bare version.
   try {
@@ -458,8 +454,8 @@ function deliveryCounts(text: string): Map<string, number> {
 const MARK: Record<CheckStatus, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" };
 
 /** `checkpost doctor [--bot-url URL] [--json]`: exit 0 only when every check is ok (or skipped). */
-export async function doctor(io: CliIo, o: DoctorOptions): Promise<void> {
-  const checks = await runDoctor(io, o);
+export async function doctor(io: CliIo, o: DoctorOptions, root: CliRoot): Promise<void> {
+  const checks = await runDoctor(io, o, root);
   const ok = checks.every((c) => c.status === "ok" || c.status === "skip");
   if (o.json) printJson(io, { ok, checks });
   else {

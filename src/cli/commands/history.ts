@@ -6,8 +6,7 @@ import { ARCHIVE_PREFIX, readArchive } from "../../compaction/compact-health.ts"
 import type { ArchivedComment } from "../../compaction/compact-health.ts";
 import type { TrustPolicy } from "../../projection/index.ts";
 import { readAllComments, toCommentRecord } from "../../store/index.ts";
-import { cliContext } from "../context.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliContext, CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { noCheckpointHint } from "./no-checkpoint-hint.ts";
 
@@ -23,8 +22,8 @@ export interface HistoryOptions extends RepoFlags {
  * copies are left out (the original is listed where it was written). Trust is
  * shown, not filtered: `trusted` says whether a resume would believe it.
  */
-export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
-  const ctx = cliContext(io, o);
+export async function history(io: CliIo, o: HistoryOptions, root: CliRoot): Promise<void> {
+  const ctx = await root.context(io, o);
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
   const chain = await issueChain(ctx.api, ctx.store.repo, newest, policy.trustedAuthors);
@@ -62,7 +61,7 @@ export async function history(io: CliIo, o: HistoryOptions): Promise<void> {
  * `{"trusted":false}` line with the reason, and its contents are not read, so no author it claims is
  * shown. An archive that cannot be read is one `{"error"}` line and the rest still run (exit 0).
  */
-async function archivedHistory(io: CliIo, ctx: ReturnType<typeof cliContext>, issues: number[], policy: TrustPolicy, o: HistoryOptions): Promise<void> {
+async function archivedHistory(io: CliIo, ctx: CliContext, issues: number[], policy: TrustPolicy, o: HistoryOptions): Promise<void> {
   const repo = ctx.store.repo;
   for (const issue of issues) {
     const assets = (await ctx.api.listIssueAttachments(repo, issue)).filter((a) => a.name.startsWith(ARCHIVE_PREFIX));
@@ -107,8 +106,8 @@ async function archivedHistory(io: CliIo, ctx: ReturnType<typeof cliContext>, is
 }
 
 /** `checkpost latest --all-issues`: the newest trusted checkpoint across the whole chain (comment ids are global, so newest is highest). */
-export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string; session?: string }): Promise<void> {
-  const ctx = cliContext(io, o);
+export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string; session?: string }, root: CliRoot): Promise<void> {
+  const ctx = await root.context(io, o);
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
   const p = createProjection(policy);

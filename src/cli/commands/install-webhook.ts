@@ -3,8 +3,7 @@ import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import * as z from "zod";
 import { ConfigError } from "../../errors.ts";
-import { cliContext } from "../context.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 
 const AppYmlSchema = z.object({
@@ -23,7 +22,7 @@ export interface InstallWebhookOptions extends RepoFlags {
  * `checkpost install-webhook --bot-url URL`: register (or replace) the bot's
  * webhook on the repository, with the events of app.yml and WEBHOOK_SECRET.
  */
-export async function installWebhook(io: CliIo, o: InstallWebhookOptions): Promise<void> {
+export async function installWebhook(io: CliIo, o: InstallWebhookOptions, root: CliRoot): Promise<void> {
   const file = resolve(io.cwd, o.app ?? "app.yml");
   let app: z.infer<typeof AppYmlSchema>;
   try {
@@ -36,7 +35,7 @@ export async function installWebhook(io: CliIo, o: InstallWebhookOptions): Promi
   }
   const secret = io.env["WEBHOOK_SECRET"];
   if (!secret || secret.length < 8) throw new ConfigError("WEBHOOK_SECRET must be set (8+ characters): the bot verifies every delivery with it");
-  const ctx = cliContext(io, o);
+  const ctx = await root.context(io, o);
   const api = ctx.store.api;
   const target = `${o.botUrl.replace(/\/+$/, "")}${app.forgejo.webhook.path}`;
   const replaced: number[] = [];

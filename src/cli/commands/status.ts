@@ -4,8 +4,7 @@ import type { DashboardModel } from "../../dashboard/index.ts";
 import { ExitError } from "../../errors.ts";
 import { decideResume, freshnessOf } from "../../projection/index.ts";
 import { phaseMapFor } from "../phase-maps.ts";
-import { cliContext } from "../context.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { usage } from "../parse-json-arg.ts";
 
@@ -24,8 +23,8 @@ export interface StatusOptions extends RepoFlags {
  * `--watch [s]` redraws every s seconds. Exits 3 when the (last) answer has something needing
  * attention (NEEDS_ATTENTION_EXIT), so scripts and CI can act on it without parsing.
  */
-export async function status(io: CliIo, o: StatusOptions): Promise<void> {
-  const ctx = cliContext(io, o);
+export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promise<void> {
+  const ctx = await root.context(io, o);
   // The same thresholds the bot's dashboard uses (CHECKPOST_STALE_AFTER_MS, CHECKPOST_MIN_STALE_MS).
   const lv = { minStaleMs: ctx.env.CHECKPOST_MIN_STALE_MS, ...(ctx.env.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: ctx.env.CHECKPOST_STALE_AFTER_MS } : {}) };
   const maps = io.env["CHECKPOST_PHASE_MAPS"];

@@ -1,7 +1,6 @@
 import { toParseOutput } from "../../protocol/index.ts";
 import type { LegacyWriters } from "../../projection/index.ts";
-import { cliContext } from "../context.ts";
-import type { RepoFlags } from "../context.ts";
+import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { jsonObjectArg, usage } from "../parse-json-arg.ts";
 import { phaseMapFor } from "../phase-maps.ts";
@@ -26,12 +25,12 @@ const writerKey = (ctx: { memoryKey: string }, agent: string, session: string) =
  * Without --seq/--epoch it continues the fence `resume` took on this machine; an --epoch below that
  * fence is refused (the checkpoint would be fenced off as a zombie and never resumed).
  */
-export async function save(io: CliIo, o: SaveOptions): Promise<void> {
+export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<void> {
   const data = await jsonObjectArg("--data", o.data, o.dataFile, io);
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
   if (chosen && !Object.hasOwn(chosen.map, o.phase))
     io.err(`checkpost: warning: phase "${o.phase}" is not in ${o.agent}'s phase map (${chosen.name}); a resume from this checkpoint starts at "start"`);
-  const ctx = cliContext(io, o);
+  const ctx = await root.context(io, o);
   const key = writerKey(ctx, o.agent, o.session);
   const held = ctx.writers.get(key);
   if (held && o.epoch !== undefined && o.epoch < held.epoch)
@@ -63,16 +62,16 @@ export interface HealthOptions extends RepoFlags {
 }
 
 /** `checkpost health`: post a health signal. */
-export async function health(io: CliIo, o: HealthOptions): Promise<void> {
+export async function health(io: CliIo, o: HealthOptions, root: CliRoot): Promise<void> {
   const metrics = await jsonObjectArg("--metrics", o.metrics, o.metricsFile, io);
-  const ctx = cliContext(io, o);
+  const ctx = await root.context(io, o);
   const r = await ctx.withStore((s) => s.health({ agent: o.agent, session: o.session, metrics, ...(o.status ? { status: o.status } : {}) }));
   printJson(io, { ...r, kind: "health", agent: o.agent, session: o.session, status: o.status ?? "Active", metrics });
 }
 
 /** `checkpost latest`: the newest trusted checkpoint as `parse` prints it plus comment_id, or null. */
-export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string }): Promise<void> {
-  const ctx = cliContext(io, o);
+export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string }, root: CliRoot): Promise<void> {
+  const ctx = await root.context(io, o);
   const cp = await ctx.withStore((s) => s.latest(o.agent, o.session));
   if (!cp) {
     printJson(io, null);
@@ -87,10 +86,14 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
  * the agent+session (a new epoch); the epoch and next Seq are remembered on this machine so a plain
  * `save` continues the fence.
  */
-export async function resume(io: CliIo, o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters }): Promise<void> {
+export async function resume(
+  io: CliIo,
+  o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters },
+  root: CliRoot,
+): Promise<void> {
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
   // --legacy-writers wins over the env, through the same validated setting.
-  const ctx = cliContext(o.legacyWriters ? { ...io, env: { ...io.env, CHECKPOST_LEGACY_WRITERS: o.legacyWriters } } : io, o);
+  const ctx = await root.context(o.legacyWriters ? { ...io, env: { ...io.env, CHECKPOST_LEGACY_WRITERS: o.legacyWriters } } : io, o);
   // The one resume decision: no map for this agent resumes at its own phase, never silently at "start".
   const r = await ctx.withStore(async (s) => ({ ...(await s.resume(o.agent, o.session, chosen ?? null, { takeOver: o.takeOver === true })), issue: await s.issueNumber() }));
   ctx.writers.set(writerKey(ctx, o.agent, o.session), { epoch: r.epoch, next_seq: r.next_seq });
@@ -114,8 +117,8 @@ export async function resume(io: CliIo, o: RepoFlags & { agent: string; session:
 }
 
 /** `checkpost init`: locate the session issue, creating it (and its label) if missing. */
-export async function init(io: CliIo, o: RepoFlags): Promise<void> {
-  const ctx = cliContext(io, o);
+export async function init(io: CliIo, o: RepoFlags, root: CliRoot): Promise<void> {
+  const ctx = await root.context(io, o);
   const issue = await ctx.withStore((s) => s.issueNumber({ create: true }));
   printJson(io, { issue, repo: `${ctx.store.repo.owner}/${ctx.store.repo.repo}` });
 }

@@ -3,7 +3,7 @@ import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { IssueLease } from "../../../src/bot/issue-lease.ts";
 import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
-import { createSqliteProjectionStore } from "../../../src/projection-store/index.ts";
+import { MemoryLeaseStore } from "../../../src/projection-store/memory-projection-store.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
@@ -94,7 +94,8 @@ describe("ticks map by the box's own key, not its position (issue 19.5)", () => 
 describe("IssueLease.leaderLapsed", () => {
   it("says so when no lease is held or the holder missed its renewals (over half the TTL unrenewed)", async () => {
     let now = 1_000_000;
-    const store = createSqliteProjectionStore(":memory:", { now: () => now });
+    // IssueLease takes only the LeaseStore port: its in-memory fake, on the test's clock.
+    const store = new MemoryLeaseStore(() => now);
     const logger = pino({ level: "silent" });
     const leader = new IssueLease({ store, name: "o/r#1", holder: "a", ttlMs: 30_000, logger });
     const follower = new IssueLease({ store, name: "o/r#1", holder: "b", ttlMs: 30_000, logger, mayTake: () => false });
@@ -106,6 +107,5 @@ describe("IssueLease.leaderLapsed", () => {
     expect(await follower.leaderLapsed(now + 14_000)).toBe(false);
     // The leader dies: 15 s after its last renewal the follower reads Forgejo itself, well before the lease ends.
     expect(await follower.leaderLapsed(now + 15_001)).toBe(true);
-    await store.close();
   });
 });

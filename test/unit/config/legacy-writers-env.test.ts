@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ClientEnvSchema, parseEnv } from "../../../src/config/env.ts";
-import { botConfigFromEnv, loadBotEnv } from "../../../src/bot/bot-config-from-env.ts";
+import { botConfigFromEnv, loadBotEnv } from "../../../src/config/bot-env.ts";
 import { ConfigError } from "../../../src/errors.ts";
 
 describe("CHECKPOST_LEGACY_WRITERS", () => {

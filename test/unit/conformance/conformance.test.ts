@@ -10,7 +10,7 @@ import { formatCheckpoint, formatControl, formatHealth, parseComment, signCheckp
 import type { Checkpoint, JsonObject, ParsedComment, PhaseMap } from "../../../src/protocol/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentEvent, LegacyWriters } from "../../../src/projection/index.ts";
-import { extractResumeIndex, resumeIndexScope } from "../../../src/dashboard/index.ts";
+import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../../../src/dashboard/index.ts";
 
 const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../../../fixtures/conformance/${name}.json`, import.meta.url), "utf8")) as T;
 
@@ -79,5 +79,23 @@ describe("conformance corpus: resume index", () => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", (_n, c) => {
     const signing = c.signing ? { signing: { key: c.key, scope: resumeIndexScope(c.scope.owner, c.scope.repo, c.scope.issue) } } : {};
     expect(extractResumeIndex(c.body, signing)).toEqual(c.expected);
+  });
+});
+
+describe("conformance corpus: the pointer to the index comment, and the index comment", () => {
+  const f = load<{
+    scope: { owner: string; repo: string; issue: number };
+    key: string;
+    refs: { name: string; body: string; expected: unknown }[];
+    comments: { name: string; body: string; signing: boolean; expected: unknown }[];
+  }>("index-ref");
+  const scope = resumeIndexScope(f.scope.owner, f.scope.repo, f.scope.issue);
+  it("holds the cases it was generated with", () => {
+    expect(f.refs.filter((r) => r.expected !== null).length).toBeGreaterThan(2);
+    expect(f.comments.filter((c) => c.expected !== null).length).toBeGreaterThan(2);
+  });
+  it.each(f.refs.map((c) => [c.name, c] as const))("pointer: %s", (_n, c) => expect(extractResumeIndexRef(c.body)).toEqual(c.expected));
+  it.each(f.comments.map((c) => [c.name, c] as const))("index comment: %s", (_n, c) => {
+    expect(extractResumeIndexFromComment(c.body, c.signing ? { signing: { key: f.key, scope } } : {})).toEqual(c.expected);
   });
 });

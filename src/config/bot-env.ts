@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as z from "zod";
-import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
+import { ClientEnvSchema, parseEnv, repoFromEnv } from "./env.ts";
 import { ConfigError } from "../errors.ts";
 import { parseDuration } from "../util/parse-duration.ts";
-import type { BotConfig, BotRepo } from "./bot-config.ts";
+import type { BotConfig, BotRepo } from "../bot/bot-config.ts";
 
 const ms = (def: number) => z.coerce.number().int().min(0).default(def);
 const flag = z

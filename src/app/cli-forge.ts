@@ -1,8 +1,11 @@
-import { forgeCommand } from "../../forge/index.ts";
-import type { CliIo } from "../io.ts";
+// `checkpost forge`: the embedded Forgejo on its own. Part of the composition root (src/app/), the only
+// code that imports the embedded forge; src/cli/ reaches it through CliRoot.forge.
+import type { ForgeFlags } from "../cli/context.ts";
+import type { CliIo } from "../cli/io.ts";
+import { forgeCommand } from "../forge/index.ts";
 
 /** `checkpost forge --port N [--data DIR] [--user LOGIN] [--repo owner/name]`: the embedded Forgejo on its own. */
-export async function forge(io: CliIo, o: { port: number; host?: string; data?: string; user?: string; repo?: string }): Promise<void> {
+export async function forge(io: CliIo, o: ForgeFlags): Promise<void> {
   const server = await forgeCommand({
     port: o.port,
     ...(o.host ? { host: o.host } : {}),

@@ -1,0 +1,45 @@
+/**
+ * The issue body's size (issue 22): every `issue_comment` delivery and every cold read carries it.
+ * Rendered in-process as the bot renders it: the dashboard section at the bench's 20 agents (data set
+ * of 1,000 comments, signed inline index) and at 10,000 agents (index in its comment, the body holds
+ * the pointer). Same inputs as test/unit/dashboard/body-size.test.ts, which asserts the targets.
+ */
+import { createProjection } from "../src/projection/index.ts";
+import { formatCheckpoint } from "../src/protocol/index.ts";
+import { renderDashboard, renderResumeIndex } from "../src/dashboard/index.ts";
+import { AGENT_LOGIN, generateDataset } from "./data.ts";
+
+export interface BodySizeResult {
+  /** Dashboard section bytes at the bench's 20 agents, inline index included. */
+  agents20Bytes: number;
+  /** Dashboard section bytes at 10,000 agents (pointer to the index comment), and the index comment's bytes. */
+  agents10kBytes: number;
+  index10kBytes: number;
+}
+
+const url = (id: number) => `https://forgejo.example.org/acme/widgets/issues/1#issuecomment-${id}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function measureBodySize(): BodySizeResult {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  const ds = generateDataset(1000, now, 42);
+  const small = createProjection({ trustedAuthors: new Set([AGENT_LOGIN]) });
+  small.replaceAll(ds.comments.map((c, i) => ({ id: i + 1, author: c.login, body: c.body, createdAt: iso(c.at), updatedAt: iso(c.at), htmlUrl: url(i + 1) })));
+  const agents20Bytes = Buffer.byteLength(renderDashboard(small.snapshot(), new Date(now), { resumeIndexSigning: { key: "k", scope: "acme/widgets#1" } }));
+  const t0 = Date.parse("2026-12-01T00:00:00Z");
+  const big = createProjection({ trustedAuthors: new Set(["agent"]) });
+  big.replaceAll(
+    Array.from({ length: 10_000 }, (_, i) => ({
+      id: i + 1,
+      author: "agent",
+      body: formatCheckpoint({ agent: `worker-${String(i).padStart(5, "0")}`, session: `sess-${i}-2026`, phase: "subtask_1_complete", timestamp: iso(t0 + i * 1000), data: { i } }),
+      createdAt: iso(t0 + i * 1000),
+      updatedAt: iso(t0 + i * 1000),
+      htmlUrl: url(i + 1),
+    })),
+  );
+  const snap = big.snapshot();
+  const index = renderResumeIndex(snap);
+  const agents10kBytes = Buffer.byteLength(renderDashboard(snap, new Date(t0 + 10_001_000), { resumeIndexRef: { comment: 10_001, since: index.since ?? "" } }));
+  return { agents20Bytes, agents10kBytes, index10kBytes: Buffer.byteLength(index.text) };
+}
