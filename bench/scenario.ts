@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startForge } from "../src/forge/index.ts";
 import type { ForgeServer } from "../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
+import type { IssueHost } from "../src/ports/issue-host.ts";
 import { SessionStore, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/store/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../src/protocol/index.ts";
 import { createProjection } from "../src/projection/index.ts";
@@ -156,7 +157,7 @@ export interface World {
   agentToken: string;
   botToken: string;
   dataset: Dataset;
-  newApi(token?: string): ForgejoApi;
+  newApi(token?: string): IssueHost;
 }
 
 export async function createWorld(n: number, o: Pick<ScenarioOptions, "latencyMs" | "bandwidthBytesPerSec">, now = Date.now()): Promise<World> {

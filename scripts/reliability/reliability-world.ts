@@ -3,7 +3,8 @@ import { startForge } from "../../src/forge/index.ts";
 import type { FaultOptions, ForgeServer } from "../../src/forge/index.ts";
 import type { ForgeOptions } from "../../src/forge/types.ts";
 import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
-import type { ForgejoClientOptions, RepoRef } from "../../src/forgejo/index.ts";
+import type { ForgejoClientOptions } from "../../src/forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../../src/ports/issue-host.ts";
 import { SessionStore } from "../../src/store/index.ts";
 import type { SessionStoreOptions } from "../../src/store/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
@@ -16,7 +17,7 @@ export interface ReliabilityWorld {
   token: string;
   issue: number;
   /** A client with the suites' fast retry policy (overridable). */
-  api(options?: Partial<ForgejoClientOptions>): ForgejoApi;
+  api(options?: Partial<ForgejoClientOptions>): IssueHost;
   store(options?: Partial<SessionStoreOptions> & { client?: Partial<ForgejoClientOptions> }): SessionStore;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
@@ -11,7 +11,7 @@ import type { BotMetrics } from "./bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
 
 export interface ControlDeskOptions {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   issue: number;
   projection: Projection;
@@ -21,7 +21,7 @@ export interface ControlDeskOptions {
   metrics: Pick<BotMetrics, "controls">;
   now: () => Date;
   /** Fold the bot's own new comment at once (the webhook for it may come later or never). */
-  applyOwn: (c: ForgejoComment) => void;
+  applyOwn: (c: HostComment) => void;
   /** Rewrite the dashboard now (reverts a refused tick). */
   refreshDashboard: () => Promise<void>;
   /** Rewrite the dashboard when its hold allows (after an accepted tick: see DashboardWriter). */

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { listSessionIssues } from "../store/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -55,7 +55,7 @@ export interface BotDeps {
   logger: Logger;
   now?: () => Date;
   /** The issue host: the Forgejo API and its /api/v1 root (webhook deliveries name the instance by it). */
-  host: { api: ForgejoApi; apiUrl: string };
+  host: { api: IssueHost; apiUrl: string };
   /** The bot's durable state, with the writer leases (the caller opens and closes it). */
   store: BotState;
   /** With CHECKPOST_DATABASE_URL: the same store shared by replicas (feed, heartbeat, fenced write log). */

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { RESUME_INDEX_OPEN, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
 import type { ResumeIndexRef } from "../dashboard/index.ts";
 import { ForgejoApiError } from "../errors.ts";
@@ -7,7 +7,7 @@ import { commentOnIssue } from "../store/comment-on-issue.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 
 export interface DashboardWriterOptions {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   issue: number;
   /** The section to write, rendered at write time; with `ref`, it points at the index comment instead of holding the index (null: neither). */
@@ -187,7 +187,7 @@ export class DashboardWriter {
     }
     const read = await this.o.api.getIssue(this.o.repo, this.o.issue);
     let base = read.body;
-    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.user.login);
+    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.author);
     if (!this.forced && this.held()) {
       this.dirty = true; // written when the hold ends
       this.o.metrics?.dashboardWrites.inc({ result: "held" });
@@ -248,7 +248,7 @@ export class DashboardWriter {
       if (pointed !== undefined) {
         try {
           const c = await o.api.getComment(o.repo, pointed);
-          if (c.user.login.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) id = c.id;
+          if (c.author.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) id = c.id;
         } catch (e) {
           if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
         }

@@ -37,7 +37,7 @@ export async function createDeliveryReceiver(
     watched: (r) => registry.watches(r),
     track: (r, n) => registry.track(r, n),
     tracker: (r, n) => registry.get(r, n),
-    isSessionIssue: (i) => isSessionIssue(i, config),
+    isSessionIssue: (i) => isSessionIssue({ title: i.title, labels: i.labels ?? null, isPullRequest: Boolean(i.pull_request) }, config), // the webhook payload's snake_case stops here
   };
   const run = (name: string, payload: unknown, deliveryId: string | null) => {
     const p = handleDelivery(name, payload, deliveryDeps, deliveryId);

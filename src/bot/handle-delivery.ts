@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
-import type { RepoRef } from "../forgejo/index.ts";
+import type { RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";

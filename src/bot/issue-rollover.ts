@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { createProjection, entryKey } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "../projection/index.ts";
 import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../projection-store/index.ts";
@@ -14,7 +13,7 @@ import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
 import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {
-  api: ForgejoApi;
+  api: IssueHost;
   store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   issue: number;
@@ -160,7 +159,7 @@ function carriedControl(original: string, carried: readonly { from: number; to: 
 const LATE_CARRY_LEASE_MS = 30_000;
 
 export interface LateCarryDeps {
-  api: ForgejoApi;
+  api: IssueHost;
   store: CommentLog & IssueBookkeeping & LeaseStore;
   repo: RepoRef;
   /** The successor: the issue whose writer checks. */
@@ -232,9 +231,9 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
   const fence: Fence = { name: lease.name, token: lease.token };
   try {
     const watermark = await d.store.watermark(key);
-    const upserts = (list: Awaited<ReturnType<ForgejoApi["listComments"]>>): CommentEvent[] => list.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
+    const upserts = (list: Awaited<ReturnType<IssueHost["listComments"]>>): CommentEvent[] => list.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
     if (watermark) {
-      await d.store.applyDelivery(key, null, upserts(await d.api.listComments(d.repo, predecessor, { since: forgejoTime(watermark.updatedAtSecond * 1000) })));
+      await d.store.applyDelivery(key, null, upserts(await d.api.listComments(d.repo, predecessor, { sinceMs: watermark.updatedAtSecond * 1000 })));
     } else {
       const batches: CommentEvent[][] = [];
       await forEachCommentBatch(d.api, d.repo, predecessor, (b) => batches.push(upserts(b)), d.readWindowSize ? { windowSize: d.readWindowSize } : {});
@@ -267,7 +266,7 @@ async function findSuccessor(d: RolloverDeps): Promise<number | null> {
   const o = { previous: d.issue, title: d.title, botLogin: d.selfLogin ?? "" };
   for (const i of issues) {
     const why = hijackReason(i, o);
-    if (why) d.logger.warn({ issue: d.issue, candidate: i.number, opener: i.user.login }, `rollover anomaly: ${why}`);
+    if (why) d.logger.warn({ issue: d.issue, candidate: i.number, opener: i.author }, `rollover anomaly: ${why}`);
   }
   if (d.selfLogin === undefined) return null;
   return issues.find((i) => adoptableSuccessor(i, o))?.number ?? null;

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
-import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { createProjection, detectTransitions, entryKey, liveness } from "../projection/index.ts";
 import type { AgentEntry, CommentEvent, CommentRecord, LivenessOptions, LivenessState, LivenessTransition, Projection, TrustPolicy } from "../projection/index.ts";
 import { renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
@@ -40,7 +39,7 @@ export const COMMAND_GRACE_MS = 10 * 60_000;
 const SEALED_STATE_EVERY_MS = 60_000;
 
 export interface TrackerOptions {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   issue: number;
   policy: TrustPolicy;
@@ -182,7 +181,7 @@ export class SessionTracker {
   /** Polling: read the body too, so ticks work without webhooks. */
   private async pollBody(): Promise<void> {
     const issue = await this.o.api.getIssue(this.o.repo, this.o.issue);
-    await this.onPolledBody(issue.body, issue.user.login);
+    await this.onPolledBody(issue.body, issue.author);
   }
 
   /** People's slash commands in comments the store took as new (a first sight, by whatever path): each claimed once in the store. */
@@ -442,8 +441,7 @@ export class SessionTracker {
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
-    const since = forgejoTime(this.pollFromMs);
-    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { since });
+    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: this.pollFromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
     await this.pollBody();
     return changed;

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { TrustPolicy } from "../projection/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -11,7 +11,7 @@ import { issueKey } from "../projection-store/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
 
 export interface TrackerRegistryDeps {
-  api: ForgejoApi;
+  api: IssueHost;
   config: BotConfig;
   policy: TrustPolicy;
   selfLogin: string;

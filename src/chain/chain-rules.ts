@@ -14,14 +14,16 @@ export interface ChainIssue {
   title: string;
   body: string | null;
   state: string;
-  user: { login: string };
+  /** The opener's login. */
+  author: string;
 }
 
 /** What a rule needs to know of a comment. */
 export interface ChainComment {
   id: number;
   body: string | null;
-  user: { login: string };
+  /** The writer's login. */
+  author: string;
 }
 
 const lower = (s: string) => s.toLowerCase();
@@ -34,14 +36,14 @@ const lower = (s: string) => s.toLowerCase();
  * labelled, carried into or adopted.
  */
 export function adoptableSuccessor(candidate: ChainIssue, o: { previous: number; title: string; botLogin: string }): boolean {
-  return candidate.title === o.title && continuedFrom(candidate.body) === o.previous && lower(candidate.user.login) === lower(o.botLogin);
+  return candidate.title === o.title && continuedFrom(candidate.body) === o.previous && lower(candidate.author) === lower(o.botLogin);
 }
 
 /** An issue that says it continues `previous` but may not be adopted: why, in words (for the anomaly log). */
 export function hijackReason(candidate: ChainIssue, o: { previous: number; title: string; botLogin: string }): string | null {
   if (continuedFrom(candidate.body) !== o.previous || candidate.title !== o.title) return null;
-  if (lower(candidate.user.login) === lower(o.botLogin)) return null;
-  return `issue #${candidate.number} says it continues #${o.previous} but was opened by ${candidate.user.login}, not by the bot (${o.botLogin}): not adopted`;
+  if (lower(candidate.author) === lower(o.botLogin)) return null;
+  return `issue #${candidate.number} says it continues #${o.previous} but was opened by ${candidate.author}, not by the bot (${o.botLogin}): not adopted`;
 }
 
 /**
@@ -52,7 +54,7 @@ export function hijackReason(candidate: ChainIssue, o: { previous: number; title
  * the successor's opener must also be that comment's author.
  */
 export function followableSuccessor(candidate: ChainIssue, o: { previous: number; title: string; trusted: ReadonlySet<string>; linkAuthor?: string }): boolean {
-  const opener = lower(candidate.user.login);
+  const opener = lower(candidate.author);
   return candidate.title === o.title && continuedFrom(candidate.body) === o.previous && o.trusted.has(opener) && (o.linkAuthor === undefined || lower(o.linkAuthor) === opener);
 }
 
@@ -64,8 +66,8 @@ export function successorNamed(comments: readonly ChainComment[], trusted: Reado
   let best: { id: number; successor: number; author: string } | null = null;
   for (const c of comments) {
     const n = continuedIn(c.body);
-    if (n === null || !trusted.has(lower(c.user.login))) continue;
-    if (!best || c.id > best.id) best = { id: c.id, successor: n, author: c.user.login };
+    if (n === null || !trusted.has(lower(c.author))) continue;
+    if (!best || c.id > best.id) best = { id: c.id, successor: n, author: c.author };
   }
   return best && { successor: best.successor, author: best.author };
 }

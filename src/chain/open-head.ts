@@ -1,10 +1,9 @@
-import type { ForgejoApi, ForgejoComment, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
-import { forgejoTime } from "../forgejo/index.ts";
+import type { HostComment, HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { SessionChainError } from "../errors.ts";
 import { followableSuccessor, successorNamed } from "./chain-rules.ts";
 
-/** The reads a chain walk needs (a narrow port of ForgejoApi, so a test can count or fake them). */
-export type ChainReader = Pick<ForgejoApi, "getIssue" | "listComments">;
+/** The reads a chain walk needs (a narrow port of IssueHost, so a test can count or fake them). */
+export type ChainReader = Pick<IssueHost, "getIssue" | "listComments">;
 
 /** At most this many links are followed forward (a loop of forged links cannot run forever). */
 export const MAX_HOPS = 64;
@@ -19,7 +18,7 @@ const CLOSE_LOOKBACK_MS = 10 * 60_000;
 
 export interface OpenHead {
   /** The open issue at the head of the chain (read just now). */
-  head: ForgejoIssue;
+  head: HostIssue;
   /** Every closed issue followed to get there, in order (empty: the start was open). */
   passed: number[];
   /** Requests made. */
@@ -38,9 +37,9 @@ export interface OpenHead {
 export async function findOpenHead(
   api: ChainReader,
   repo: RepoRef,
-  start: number | ForgejoIssue,
+  start: number | HostIssue,
   trusted: ReadonlySet<string>,
-  opts: { listAll?: (issue: number) => Promise<ForgejoComment[]> } = {},
+  opts: { listAll?: (issue: number) => Promise<HostComment[]> } = {},
 ): Promise<OpenHead> {
   let requests = typeof start === "number" ? 1 : 0;
   let issue = typeof start === "number" ? await api.getIssue(repo, start) : start;
@@ -48,11 +47,11 @@ export async function findOpenHead(
   while (issue.state !== "open") {
     if (passed.length >= MAX_HOPS) throw new SessionChainError(`followed ${MAX_HOPS} rollovers from #${passed[0]} without reaching an open issue; pass --issue N with the open session issue`);
     passed.push(issue.number);
-    const closedAt = typeof issue.closed_at === "string" ? Date.parse(issue.closed_at) : Number.NaN;
+    const closedAt = typeof issue.closedAt === "string" ? Date.parse(issue.closedAt) : Number.NaN;
     let named: ReturnType<typeof successorNamed> = null;
     if (!Number.isNaN(closedAt)) {
       requests++;
-      named = successorNamed(await api.listComments(repo, issue.number, { since: forgejoTime(closedAt - CLOSE_LOOKBACK_MS) }), trusted);
+      named = successorNamed(await api.listComments(repo, issue.number, { sinceMs: closedAt - CLOSE_LOOKBACK_MS }), trusted);
     }
     if (!named) {
       requests++;

@@ -1,6 +1,6 @@
 import type { ClientEnv, RepoFromEnv } from "../config/env.ts";
 import type { ConfigError } from "../errors.ts";
-import type { ForgejoApi } from "../forgejo/index.ts";
+import type { IssueHost } from "../ports/issue-host.ts";
 import type { ProjectionStore } from "../projection-store/index.ts";
 import type { SessionStore } from "../store/index.ts";
 import type { CliIo } from "./io.ts";
@@ -18,7 +18,7 @@ export interface CliContext {
   env: ClientEnv;
   store: SessionStore;
   /** The Forgejo client the store uses (for commands that read beyond it). */
-  api: ForgejoApi;
+  api: IssueHost;
   logger: CliLogger;
   /** Key of this instance + repository in the CLI's per-machine memory (issue cache, writer memory). */
   memoryKey: string;
@@ -48,7 +48,7 @@ export interface CliRoot {
   /** The client settings and the repository they name (or why they name none), for `doctor`, which reports bad settings as checks. */
   settings(io: CliIo, repoFlag: string | undefined): Promise<{ env: ClientEnv; repo: RepoFromEnv | ConfigError }>;
   /** A Forgejo client with no retries (`doctor` checks once); no token: anonymous. */
-  forgejo(o: { url: string; token?: string; timeoutMs: number }): Promise<ForgejoApi>;
+  forgejo(o: { url: string; token?: string; timeoutMs: number }): Promise<IssueHost>;
   /** The bot's projection store (`checkpost rebuild`): --store, else CHECKPOST_STORE_FILE, else <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */
   openBotStore(io: CliIo, file: string | undefined): Promise<{ store: ProjectionStore; file: string }>;
   /** `checkpost forge`: the embedded Forgejo on its own, until Ctrl-C. */

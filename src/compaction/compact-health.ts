@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
 import { CheckpostError, ForgejoApiError } from "../errors.ts";
@@ -33,7 +33,7 @@ export interface CompactionResult {
  * dry run returns what would be archived and deleted, and changes nothing.
  */
 export async function compactHealth(o: {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   issue: number;
   selected: readonly CommentRecord[];
@@ -53,7 +53,7 @@ export async function compactHealth(o: {
   if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
 
   const asset = await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
-  const back = readArchive(await api.downloadAttachment(asset.browser_download_url));
+  const back = readArchive(await api.downloadAttachment(asset.downloadUrl));
   const archived = new Set(back.map((a) => a.id));
   const missing = selected.filter((c) => !archived.has(c.id));
   if (missing.length) throw new CheckpostError(`the archive ${name} read back without ${missing.length} of its comments; nothing was deleted. Check the issue's attachments and try again.`);
@@ -72,7 +72,7 @@ export async function compactHealth(o: {
       if (!(e instanceof ForgejoApiError && e.status === 404)) throw e; // already gone: nothing to do
     }
   }
-  return { selected: selected.length, deleted, archive: { name, url: asset.browser_download_url, bytes: gz.length }, dryRun: false };
+  return { selected: selected.length, deleted, archive: { name, url: asset.downloadUrl, bytes: gz.length }, dryRun: false };
 }
 
 /** The comments in one archive (gzipped JSON Lines). */

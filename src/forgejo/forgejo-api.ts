@@ -1,13 +1,11 @@
 import * as z from "zod";
-import type { ForgejoClient } from "./forgejo-client.ts";
+import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
+import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
+import { forgejoTime } from "./forgejo-time.ts";
 import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
-import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
+import { toHostAttachment, toHostComment, toHostHook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
 
-/** owner/repo of the repository holding the session issue. */
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
+export type { RepoRef } from "../ports/issue-host.ts";
 
 const repoName = (r: RepoRef) => `repository ${r.owner}/${r.repo}`;
 
@@ -47,43 +45,57 @@ const issueName = (r: RepoRef, n: number) => `issue #${n} of ${r.owner}/${r.repo
 const Empty = z.unknown();
 
 /**
- * One function per Forgejo endpoint checkpost uses, each validated with zod.
- * Forgejo specifics are noted where they differ from GitHub's API.
+ * The IssueHost adapter for Forgejo: one function per Forgejo endpoint checkpost uses, each validated
+ * with zod and mapped to the port's neutral records (src/forgejo/to-host.ts), so Forgejo's snake_case
+ * stays here. Forgejo specifics are noted where they differ from GitHub's API.
  */
-export class ForgejoApi {
+export class ForgejoApi implements IssueHost {
   constructor(readonly client: ForgejoClient) {}
+
+  get serverClockOffsetMs(): number {
+    return this.client.serverClockOffsetMs;
+  }
+
+  get requestCount(): number {
+    return this.client.requestCount;
+  }
+
+  withRetry<T>(fn: (attemptNumber: number) => Promise<T>, label?: string): Promise<T> {
+    return this.client.withRetry(fn, label);
+  }
+
+  isOutcomeUnknown(error: unknown): boolean {
+    return isOutcomeUnknown(error);
+  }
 
   async version(): Promise<string> {
     return (await this.client.call("GET /version", { schema: VersionSchema })).data.version;
   }
 
-  async currentUser(): Promise<ForgejoUser> {
-    return (await this.client.call("GET /user", { schema: UserSchema, what: "the token's user" })).data;
+  async currentUser(): Promise<HostUser> {
+    return toHostUser((await this.client.call("GET /user", { schema: UserSchema, what: "the token's user" })).data);
   }
 
   /**
    * GET /repos/{owner}/{repo}/issues. Forgejo returns pull requests too unless
    * type=issues; several `labels` are AND-ed and unknown names silently dropped.
    */
-  async listIssues(
-    r: RepoRef,
-    q: { state?: "open" | "closed" | "all"; labels?: string; q?: string; type?: "issues" | "pulls"; page?: number; limit?: number } = {},
-  ): Promise<{ issues: ForgejoIssue[]; totalCount: number | null }> {
+  async listIssues(r: RepoRef, q: IssueQuery & { page?: number; limit?: number } = {}): Promise<{ issues: HostIssue[]; totalCount: number | null }> {
     const res = await this.client.call("GET /repos/{owner}/{repo}/issues", {
       params: { owner: r.owner, repo: r.repo, type: "issues", ...q },
       schema: z.array(IssueSchema),
       what: repoName(r),
     });
     const total = res.headers["x-total-count"];
-    return { issues: res.data, totalCount: total === undefined ? null : Number(total) };
+    return { issues: res.data.map(toHostIssue), totalCount: total === undefined ? null : Number(total) };
   }
 
   /**
    * Every issue matching `q`, all pages: follows Link rel="next" (Forgejo sends it on this list), so a
    * lowered MAX_RESPONSE_ITEMS, which shortens every page, still reads to the end.
    */
-  async listAllIssues(r: RepoRef, q: { state?: "open" | "closed" | "all"; labels?: string; q?: string; type?: "issues" | "pulls" } = {}): Promise<ForgejoIssue[]> {
-    return this.readAll("GET /repos/{owner}/{repo}/issues", { owner: r.owner, repo: r.repo, type: "issues", ...q }, z.array(IssueSchema), repoName(r));
+  async listAllIssues(r: RepoRef, q: IssueQuery = {}): Promise<HostIssue[]> {
+    return (await this.readAll("GET /repos/{owner}/{repo}/issues", { owner: r.owner, repo: r.repo, type: "issues", ...q }, z.array(IssueSchema), repoName(r))).map(toHostIssue);
   }
 
   /** Read a paged list to its end (see hasMorePages). */
@@ -98,77 +110,86 @@ export class ForgejoApi {
     return all;
   }
 
-  async getIssue(r: RepoRef, index: number): Promise<ForgejoIssue> {
-    return (await this.client.call("GET /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, schema: IssueSchema, what: issueName(r, index) })).data;
+  async getIssue(r: RepoRef, index: number): Promise<HostIssue> {
+    return toHostIssue((await this.client.call("GET /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, schema: IssueSchema, what: issueName(r, index) })).data);
   }
 
-  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<ForgejoIssue> {
-    return (await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data: input, schema: IssueSchema, what: repoName(r) })).data;
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
+    return toHostIssue((await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data: input, schema: IssueSchema, what: repoName(r) })).data);
   }
 
   /** PATCH answers 201 on Forgejo (not 200). */
-  async editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<ForgejoIssue> {
-    return (await this.client.call("PATCH /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, data: input, schema: IssueSchema, what: issueName(r, index) })).data;
+  async editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue> {
+    return toHostIssue((await this.client.call("PATCH /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, data: input, schema: IssueSchema, what: issueName(r, index) })).data);
   }
 
   /**
    * Every comment of an issue: Forgejo does NOT page this endpoint. `since` and
-   * `before` filter on the UPDATED time, in whole seconds.
+   * `before` filter on the UPDATED time, in whole seconds (forgejoTime floors them).
    */
-  async listComments(r: RepoRef, index: number, q: { since?: string; before?: string } = {}): Promise<ForgejoComment[]> {
+  async listComments(r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
+    const q = { ...(w.sinceMs === undefined ? {} : { since: forgejoTime(w.sinceMs) }), ...(w.beforeMs === undefined ? {} : { before: forgejoTime(w.beforeMs) }) };
     return (
       await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/comments", {
         params: { ...r, index, ...q },
         schema: z.array(CommentSchema),
         what: issueName(r, index),
       })
-    ).data;
+    ).data.map(toHostComment);
   }
 
-  async getComment(r: RepoRef, id: number): Promise<ForgejoComment> {
-    return (await this.client.call("GET /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: CommentSchema, what: `comment ${id} in ${r.owner}/${r.repo}` })).data;
+  async getComment(r: RepoRef, id: number): Promise<HostComment> {
+    return toHostComment(
+      (await this.client.call("GET /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: CommentSchema, what: `comment ${id} in ${r.owner}/${r.repo}` })).data,
+    );
   }
 
   /** retry:false for callers that make the POST exactly-once themselves. */
-  async createComment(r: RepoRef, index: number, body: string, opts: { retry?: boolean } = {}): Promise<ForgejoComment> {
-    return (
-      await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/comments", {
-        params: { ...r, index },
-        data: { body },
-        schema: CommentSchema,
-        what: issueName(r, index),
-        ...(opts.retry === undefined ? {} : { retry: opts.retry }),
-      })
-    ).data;
+  async createComment(r: RepoRef, index: number, body: string, opts: { retry?: boolean } = {}): Promise<HostComment> {
+    return toHostComment(
+      (
+        await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/comments", {
+          params: { ...r, index },
+          data: { body },
+          schema: CommentSchema,
+          what: issueName(r, index),
+          ...(opts.retry === undefined ? {} : { retry: opts.retry }),
+        })
+      ).data,
+    );
   }
 
-  async editComment(r: RepoRef, id: number, body: string): Promise<ForgejoComment> {
-    return (await this.client.call("PATCH /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, data: { body }, schema: CommentSchema, what: `comment ${id}` })).data;
+  async editComment(r: RepoRef, id: number, body: string): Promise<HostComment> {
+    return toHostComment((await this.client.call("PATCH /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, data: { body }, schema: CommentSchema, what: `comment ${id}` })).data);
   }
 
   async deleteComment(r: RepoRef, id: number): Promise<void> {
     await this.client.call("DELETE /repos/{owner}/{repo}/issues/comments/{id}", { params: { ...r, id }, schema: Empty, what: `comment ${id}` });
   }
 
-  async listIssueAttachments(r: RepoRef, index: number): Promise<ForgejoAttachment[]> {
-    return (await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/assets", { params: { ...r, index }, schema: z.array(AttachmentSchema), what: issueName(r, index) })).data;
+  async listIssueAttachments(r: RepoRef, index: number): Promise<HostAttachment[]> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/assets", { params: { ...r, index }, schema: z.array(AttachmentSchema), what: issueName(r, index) })).data.map(
+      toHostAttachment,
+    );
   }
 
   /** Upload a file to an issue (multipart/form-data, field "attachment"). Not retried: a retry after a lost answer would upload twice. */
-  async createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<ForgejoAttachment> {
+  async createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<HostAttachment> {
     const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
     const body = Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]);
-    return (
-      await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/assets{?name}", {
-        params: { ...r, index, name },
-        data: body,
-        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-        schema: AttachmentSchema,
-        what: issueName(r, index),
-        retry: false,
-      })
-    ).data;
+    return toHostAttachment(
+      (
+        await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/assets{?name}", {
+          params: { ...r, index, name },
+          data: body,
+          headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+          schema: AttachmentSchema,
+          what: issueName(r, index),
+          retry: false,
+        })
+      ).data,
+    );
   }
 
   /** The bytes of an attachment, from its browser_download_url (same host, same token). */
@@ -178,28 +199,30 @@ export class ForgejoApi {
   }
 
   /** Every label of the repository, all pages (X-Total-Count): a repository may have more than one page of labels. */
-  async listLabels(r: RepoRef): Promise<ForgejoLabel[]> {
-    return this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r));
+  async listLabels(r: RepoRef): Promise<HostLabel[]> {
+    return (await this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r))).map(toHostLabel);
   }
 
-  async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<ForgejoLabel> {
-    return (await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data;
+  async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel> {
+    return toHostLabel((await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data);
   }
 
-  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<ForgejoLabel[]> {
-    return (await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })).data;
+  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+    return (
+      await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })
+    ).data.map(toHostLabel);
   }
 
   /**
    * Every webhook of the repository, all pages. `events` is the list Forgejo keeps, expanded: a hook
    * created with ["issues"] lists issues, issue_assign, issue_label, issue_milestone and issue_comment.
    */
-  async listHooks(r: RepoRef): Promise<ForgejoHook[]> {
-    return this.readAll("GET /repos/{owner}/{repo}/hooks", { ...r }, z.array(HookSchema), repoName(r));
+  async listHooks(r: RepoRef): Promise<HostHook[]> {
+    return (await this.readAll("GET /repos/{owner}/{repo}/hooks", { ...r }, z.array(HookSchema), repoName(r))).map(toHostHook);
   }
 
-  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<ForgejoHook> {
-    return (await this.client.call("POST /repos/{owner}/{repo}/hooks", { params: { ...r }, data: input, schema: HookSchema, what: repoName(r) })).data;
+  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
+    return toHostHook((await this.client.call("POST /repos/{owner}/{repo}/hooks", { params: { ...r }, data: input, schema: HookSchema, what: repoName(r) })).data);
   }
 
   async deleteHook(r: RepoRef, id: number): Promise<void> {
@@ -207,13 +230,13 @@ export class ForgejoApi {
   }
 
   /** The repository, with `permissions` of the token's user. */
-  async getRepo(r: RepoRef): Promise<ForgejoRepo> {
-    return (await this.client.call("GET /repos/{owner}/{repo}", { params: { ...r }, schema: RepoSchema, what: repoName(r) })).data;
+  async getRepo(r: RepoRef): Promise<HostRepo> {
+    return toHostRepo((await this.client.call("GET /repos/{owner}/{repo}", { params: { ...r }, schema: RepoSchema, what: repoName(r) })).data);
   }
 
   /** Every collaborator, all pages (X-Total-Count; Forgejo sends no Link here). Forgejo lists users only, not their modes. */
-  async listCollaborators(r: RepoRef): Promise<ForgejoUser[]> {
-    return this.readAll("GET /repos/{owner}/{repo}/collaborators", { ...r }, z.array(UserSchema), repoName(r));
+  async listCollaborators(r: RepoRef): Promise<HostUser[]> {
+    return (await this.readAll("GET /repos/{owner}/{repo}/collaborators", { ...r }, z.array(UserSchema), repoName(r))).map(toHostUser);
   }
 
   /**

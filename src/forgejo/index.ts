@@ -5,3 +5,4 @@ export { forgejoTime } from "./forgejo-time.ts";
 export type { RepoRef } from "./forgejo-api.ts";
 export * from "./schemas.ts";
 export { forgejoError, networkError } from "./forgejo-error.ts";
+export type * from "../ports/issue-host.ts";

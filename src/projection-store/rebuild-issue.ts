@@ -1,4 +1,4 @@
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent } from "../projection/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
 import { issueKey } from "./issue-key.ts";
@@ -10,7 +10,7 @@ import type { CommentLog } from "./projection-store.ts";
  * on the bot's trust policy, and the bot derives and stores them from these
  * comments when it next starts. Returns the number of live comments stored.
  */
-export async function rebuildIssue(o: { api: ForgejoApi; store: CommentLog; repo: RepoRef; issue: number; readWindowSize?: number }): Promise<number> {
+export async function rebuildIssue(o: { api: IssueHost; store: CommentLog; repo: RepoRef; issue: number; readWindowSize?: number }): Promise<number> {
   const key = issueKey(o.repo, o.issue);
   await o.store.clearIssue(key);
   let folding = Promise.resolve();

@@ -1,4 +1,4 @@
-import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { continuedFrom } from "./chain-links.ts";
 import { followablePredecessor } from "../chain/chain-rules.ts";
 
@@ -11,8 +11,8 @@ const MAX_CHAIN = 1000;
  * issues that share the newest one's title are followed, and with `trusted`
  * only in issues a trusted login opened (the chain rule, docs/chain.md).
  */
-export async function issueChain(api: ForgejoApi, repo: RepoRef, newest: number, trusted?: ReadonlySet<string>): Promise<ForgejoIssue[]> {
-  const chain: ForgejoIssue[] = [];
+export async function issueChain(api: IssueHost, repo: RepoRef, newest: number, trusted?: ReadonlySet<string>): Promise<HostIssue[]> {
+  const chain: HostIssue[] = [];
   const seen = new Set<number>();
   let next: number | null = newest;
   while (next !== null && !seen.has(next) && chain.length < MAX_CHAIN) {

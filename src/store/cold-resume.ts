@@ -1,5 +1,4 @@
-import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, ForgejoComment, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import type { HostComment, HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
@@ -12,7 +11,7 @@ import { toCommentRecord } from "./to-comment-record.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
 export interface ColdResumeInput {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   issue: number;
   /** May be a promise: it is awaited only after the reads are under way (saves a round trip). */
@@ -23,7 +22,7 @@ export interface ColdResumeInput {
   /** See readAllComments. */
   readWindowSize?: number;
   /** The issue, already read (the chain walk reads it): saves the first GET. */
-  issueMeta?: ForgejoIssue;
+  issueMeta?: HostIssue;
   /** false: never read every comment; when the index cannot answer, say so (`via: "none"`) instead. */
   fullRead?: boolean;
 }
@@ -39,8 +38,8 @@ function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustP
 }
 
 /** The pointed comment is what the entry says: this agent+session's checkpoint, its Id/Seq/Epoch, not below the entry's fence. */
-function matchesEntry(c: ForgejoComment, e: ResumeIndexEntry, input: ColdResumeInput, trusted: ReadonlySet<string>): boolean {
-  if (!trusted.has(c.user.login.toLowerCase())) return false;
+function matchesEntry(c: HostComment, e: ResumeIndexEntry, input: ColdResumeInput, trusted: ReadonlySet<string>): boolean {
+  if (!trusted.has(c.author.toLowerCase())) return false;
   const p = parseComment(c.body);
   if (p.kind !== "checkpoint") return false;
   const cp = p.checkpoint;
@@ -112,7 +111,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(watermarkMs / 1000));
   const sinceMs = oneRead ? Math.min(watermarkMs, atMs) : watermarkMs;
   // The index comment came with the tail already: what it lacks is fetched by id below.
-  const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listComments(repo, issue, { since: forgejoTime(sinceMs) });
+  const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listComments(repo, issue, { sinceMs });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
   // Not recent: fetch the pointed comment beside the tail (same round trip).
   const pointedFetch = entry && !oneRead && !found.listed ? api.getComment(repo, entry.commentId) : null;
@@ -120,7 +119,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   const listed = await tail;
   const byId = new Map(listed.map((c) => [c.id, c]));
   /** A comment the index names: from the tail when it is there, else by id (null: deleted). */
-  const named = async (id: number, fetched: Promise<ForgejoComment> | null = null): Promise<ForgejoComment | null> => {
+  const named = async (id: number, fetched: Promise<HostComment> | null = null): Promise<HostComment | null> => {
     const held = byId.get(id);
     if (held) return held;
     try {
@@ -180,16 +179,16 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
  */
 async function locateIndex(
   input: ColdResumeInput,
-  meta: { body: string; updated_at: string },
+  meta: { body: string; updatedAt: string },
   signing: { key: string; scope: string } | undefined,
-): Promise<{ index: ResumeIndex; writtenAt: string; listed?: { comments: ForgejoComment[]; sinceMs: number } } | null> {
+): Promise<{ index: ResumeIndex; writtenAt: string; listed?: { comments: HostComment[]; sinceMs: number } } | null> {
   const inline = extractResumeIndex(meta.body, signing ? { signing } : {});
-  if (inline) return { index: inline, writtenAt: meta.updated_at };
+  if (inline) return { index: inline, writtenAt: meta.updatedAt };
   const ref = extractResumeIndexRef(meta.body);
   if (!ref) return null;
   const sinceMs = Date.parse(ref.since);
-  const comments = await input.api.listComments(input.repo, input.issue, { since: forgejoTime(sinceMs) });
+  const comments = await input.api.listComments(input.repo, input.issue, { sinceMs });
   const holder = comments.find((c) => c.id === ref.comment);
   const index = holder ? extractResumeIndexFromComment(holder.body, signing ? { signing } : {}) : null;
-  return holder && index ? { index, writtenAt: holder.updated_at, listed: { comments, sinceMs } } : null;
+  return holder && index ? { index, writtenAt: holder.updatedAt, listed: { comments, sinceMs } } : null;
 }

@@ -1,4 +1,4 @@
-import type { ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import type { HostComment, RepoRef } from "../ports/issue-host.ts";
 
 /**
  * The comment is on this issue. A hint in the issue body (the resume index)
@@ -6,8 +6,8 @@ import type { ForgejoComment, RepoRef } from "../forgejo/index.ts";
  * issue of the repository: a writer could point at another issue's comment.
  * `issue_url` is the issue's web URL; `html_url` adds `#issuecomment-N`.
  */
-export function commentOnIssue(c: ForgejoComment, repo: RepoRef, issue: number): boolean {
+export function commentOnIssue(c: HostComment, repo: RepoRef, issue: number): boolean {
   const tail = `/${repo.owner}/${repo.repo}/issues/${issue}`.toLowerCase();
-  if (c.issue_url) return c.issue_url.toLowerCase().endsWith(tail);
-  return c.html_url.toLowerCase().endsWith(`${tail}#issuecomment-${c.id}`);
+  if (c.issueUrl) return c.issueUrl.toLowerCase().endsWith(tail);
+  return c.htmlUrl.toLowerCase().endsWith(`${tail}#issuecomment-${c.id}`);
 }

@@ -1,4 +1,4 @@
-import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { SessionIssueNotFoundError } from "../errors.ts";
 
 export interface LocateOptions {
@@ -13,7 +13,7 @@ export interface LocateOptions {
  * really on it. Forgejo drops unknown label names from the filter instead of
  * failing, so the label is checked here too. Several matches: the newest wins.
  */
-export async function locateIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {
+export async function locateIssue(api: IssueHost, repo: RepoRef, opts: LocateOptions): Promise<HostIssue> {
   const matches = await listSessionIssues(api, repo, opts);
   const [newest] = matches;
   if (newest) {
@@ -32,20 +32,20 @@ export async function locateIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOp
 }
 
 /** Does this issue look like a session-state issue (title contains the pattern, label present)? */
-export function isSessionIssue(issue: { title: string; labels?: { name: string }[] | null; pull_request?: unknown }, opts: { title: string; label: string }): boolean {
-  return !issue.pull_request && issue.title.includes(opts.title) && (issue.labels ?? []).some((l) => l.name === opts.label);
+export function isSessionIssue(issue: { title: string; labels?: { name: string }[] | null; isPullRequest?: boolean }, opts: { title: string; label: string }): boolean {
+  return !issue.isPullRequest && issue.title.includes(opts.title) && (issue.labels ?? []).some((l) => l.name === opts.label);
 }
 
 /**
  * Every open session-state issue of a repo, newest first. All pages are read (Link rel="next"): an instance
  * with a lowered MAX_RESPONSE_ITEMS answers shorter pages than asked for, so a short page is not the end.
  */
-export async function listSessionIssues(api: ForgejoApi, repo: RepoRef, opts: { title: string; label: string }): Promise<ForgejoIssue[]> {
+export async function listSessionIssues(api: IssueHost, repo: RepoRef, opts: { title: string; label: string }): Promise<HostIssue[]> {
   const issues = await api.listAllIssues(repo, { state: "open", labels: opts.label, type: "issues" });
   return issues.filter((issue) => isSessionIssue(issue, opts)).sort((a, b) => b.number - a.number);
 }
 
-async function createIssue(api: ForgejoApi, repo: RepoRef, opts: LocateOptions): Promise<ForgejoIssue> {
+async function createIssue(api: IssueHost, repo: RepoRef, opts: LocateOptions): Promise<HostIssue> {
   const labels = await api.listLabels(repo);
   const label = labels.find((l) => l.name === opts.label) ?? (await api.createLabel(repo, { name: opts.label, color: "#0075ca", description: "Automated agent session state" }));
   return api.createIssue(repo, {

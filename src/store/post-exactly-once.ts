@@ -1,5 +1,4 @@
-import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
-import { forgejoTime, isOutcomeUnknown } from "../forgejo/index.ts";
+import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 
 /** How far before an attempt (server clock) to look for our own comment after an unknown outcome. */
 const LOOKBACK_MS = 60_000;
@@ -11,21 +10,19 @@ const LOOKBACK_MS = 60_000;
  * before the first attempt, and returns that comment instead of posting again.
  * With no fault, this is exactly one request.
  */
-export async function postExactlyOnce(api: ForgejoApi, repo: RepoRef, issue: number, body: string, marker: string): Promise<ForgejoComment> {
-  const client = api.client;
+export async function postExactlyOnce(api: IssueHost, repo: RepoRef, issue: number, body: string, marker: string): Promise<HostComment> {
   let firstAttemptServerMs: number | null = null;
   let unknown = false;
-  return client.withRetry(async () => {
+  return api.withRetry(async () => {
     if (unknown && firstAttemptServerMs !== null) {
-      const since = forgejoTime(firstAttemptServerMs - LOOKBACK_MS);
-      const found = (await api.listComments(repo, issue, { since })).find((c) => c.body.includes(marker));
+      const found = (await api.listComments(repo, issue, { sinceMs: firstAttemptServerMs - LOOKBACK_MS })).find((c) => c.body.includes(marker));
       if (found) return found;
     }
-    firstAttemptServerMs ??= Date.now() + client.serverClockOffsetMs;
+    firstAttemptServerMs ??= Date.now() + api.serverClockOffsetMs;
     try {
       return await api.createComment(repo, issue, body, { retry: false });
     } catch (e) {
-      unknown ||= isOutcomeUnknown(e);
+      unknown ||= api.isOutcomeUnknown(e);
       throw e;
     }
   }, "save");

@@ -1,5 +1,4 @@
-import { forgejoTime } from "../forgejo/index.ts";
-import type { ForgejoApi, ForgejoComment, RepoRef } from "../forgejo/index.ts";
+import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 
 export interface ReadAllOptions {
   /** Issues with more comments than this are read in windows of updated time. Default 2,000. */
@@ -7,10 +6,8 @@ export interface ReadAllOptions {
   /** Windows read at once. Default 2. */
   concurrency?: number;
   /** The issue, when the caller already has it (saves a GET). */
-  issueMeta?: { comments?: number | undefined; created_at: string };
+  issueMeta?: { commentCount?: number | undefined; createdAt: string };
 }
-
-const iso = (sec: number) => forgejoTime(sec * 1000);
 
 /**
  * Every comment of an issue. Forgejo does not page this endpoint, so a 50,000-
@@ -22,8 +19,8 @@ const iso = (sec: number) => forgejoTime(sec * 1000);
  * the scan can move into a window already read, so a last read `since` the
  * scan began catches it. The result equals one unfiltered read.
  */
-export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: number, options: ReadAllOptions = {}): Promise<ForgejoComment[]> {
-  const byId = new Map<number, ForgejoComment>();
+export async function readAllComments(api: IssueHost, repo: RepoRef, issue: number, options: ReadAllOptions = {}): Promise<HostComment[]> {
+  const byId = new Map<number, HostComment>();
   await forEachCommentBatch(
     api,
     repo,
@@ -31,7 +28,7 @@ export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: num
     (list) => {
       for (const c of list) {
         const held = byId.get(c.id);
-        if (!held || Date.parse(c.updated_at) >= Date.parse(held.updated_at)) byId.set(c.id, c);
+        if (!held || Date.parse(c.updatedAt) >= Date.parse(held.updatedAt)) byId.set(c.id, c);
       }
     },
     options,
@@ -45,16 +42,15 @@ export async function readAllComments(api: ForgejoApi, repo: RepoRef, issue: num
  * A comment may come in two batches (a shared boundary second, or an edit
  * during the scan): callers must keep the newest `updated_at` per id.
  */
-export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue: number, onBatch: (comments: ForgejoComment[]) => void, options: ReadAllOptions = {}): Promise<void> {
+export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void, options: ReadAllOptions = {}): Promise<void> {
   const windowSize = options.windowSize ?? 2000;
   const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
-  if ((meta.comments ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
+  if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
 
-  const client = api.client;
-  const scanStart = Math.floor((Date.now() + client.serverClockOffsetMs) / 1000) - 1;
-  const from = Math.floor(Date.parse(meta.created_at) / 1000) - 1;
+  const scanStart = Math.floor((Date.now() + api.serverClockOffsetMs) / 1000) - 1;
+  const from = Math.floor(Date.parse(meta.createdAt) / 1000) - 1;
   const to = scanStart + 2;
-  const windows = Math.max(1, Math.ceil((meta.comments ?? 0) / windowSize));
+  const windows = Math.max(1, Math.ceil((meta.commentCount ?? 0) / windowSize));
   const step = Math.max(1, Math.ceil((to - from) / windows));
   const bounds: [number, number][] = [];
   for (let a = from; a < to; a += step) bounds.push([a, Math.min(to, a + step)]);
@@ -65,9 +61,9 @@ export async function forEachCommentBatch(api: ForgejoApi, repo: RepoRef, issue:
   const worker = async () => {
     while (next < bounds.length) {
       const [a, b] = bounds[next++] as [number, number];
-      onBatch(await api.listComments(repo, issue, { since: iso(a), before: iso(b) }));
+      onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, beforeMs: b * 1000 }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));
-  onBatch(await api.listComments(repo, issue, { since: iso(scanStart) }));
+  onBatch(await api.listComments(repo, issue, { sinceMs: scanStart * 1000 }));
 }

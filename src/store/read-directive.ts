@@ -1,4 +1,4 @@
-import type { ForgejoApi, RepoRef } from "../forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndexSigning } from "../dashboard/index.ts";
@@ -14,7 +14,7 @@ import type { Directive, TrustPolicy } from "../projection/index.ts";
  * forged or stale hint yields null, never a directive nobody trusted gave.
  */
 export async function readDirective(
-  api: ForgejoApi,
+  api: IssueHost,
   repo: RepoRef,
   issue: number,
   agent: string,
@@ -46,7 +46,7 @@ export async function readDirective(
   }
   const maxEpoch = entry.maxEpoch;
   const directiveRef = entry.directive;
-  let comment: Awaited<ReturnType<ForgejoApi["getComment"]>>;
+  let comment: Awaited<ReturnType<IssueHost["getComment"]>>;
   try {
     comment = await api.getComment(repo, directiveRef.commentId);
   } catch (e) {
@@ -59,7 +59,7 @@ export async function readDirective(
   const c = p.control;
   const kind = directiveRef.kind;
   const actionFits = kind === "pause" ? c.action === "pause" : c.action === kind;
-  const trusted = trustedAuthors.has(comment.user.login.toLowerCase()) && comment.updated_at === comment.created_at;
+  const trusted = trustedAuthors.has(comment.author.toLowerCase()) && comment.updatedAt === comment.createdAt;
   if (!actionFits || !trusted || (signingKey !== undefined && !verifyControlSignature(c, signingKey))) return { directive: null, maxEpoch };
   return {
     directive: {
@@ -67,10 +67,10 @@ export async function readDirective(
       commentId: comment.id,
       action: c.action,
       by: c.by ?? null,
-      at: new Date(Date.parse(comment.created_at)).toISOString(),
+      at: new Date(Date.parse(comment.createdAt)).toISOString(),
       ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
       ...(c.target !== undefined ? { to: { commentId: c.target, ...(c.targetId !== undefined ? { id: c.targetId } : {}) } } : {}),
-      ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
+      ...(comment.htmlUrl ? { htmlUrl: comment.htmlUrl } : {}),
     },
     maxEpoch,
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { ForgejoApi, ForgejoIssue, RepoRef } from "../forgejo/index.ts";
+import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { findOpenHead } from "../chain/open-head.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
@@ -16,7 +16,7 @@ import type { ColdResumeAnswer } from "./cold-resume.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
 export interface SessionStoreOptions {
-  api: ForgejoApi;
+  api: IssueHost;
   repo: RepoRef;
   title?: string;
   label?: string;
@@ -108,7 +108,7 @@ export class SessionStore {
     };
   }
 
-  get api(): ForgejoApi {
+  get api(): IssueHost {
     return this.o.api;
   }
 
@@ -157,7 +157,7 @@ export class SessionStore {
     const marker = `\nId: ${cp.id}\n`;
     let comment = await postExactlyOnce(this.o.api, this.repo, issue, body, marker);
     let landed = issue;
-    let head: ForgejoIssue | null = null;
+    let head: HostIssue | null = null;
     if (headRead) {
       head = await headRead;
       if (head.state !== "open") {
@@ -170,10 +170,10 @@ export class SessionStore {
       this.headCheckedAt = Date.now();
     }
     // The response names the token's user: a free check of a remembered login.
-    this.learnSelf(comment.user.login);
+    this.learnSelf(comment.author);
     this.selfRemembered = false;
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
-    const saved: SavedCheckpoint = { comment_id: comment.id, issue: landed, html_url: comment.html_url, checkpoint: cp };
+    const saved: SavedCheckpoint = { comment_id: comment.id, issue: landed, html_url: comment.htmlUrl, checkpoint: cp };
     if (opts.checkDirective && head) {
       const r = await coldResume({ api: this.o.api, repo: this.repo, issue: landed, issueMeta: head, policy: this.policy(), agent: input.agent, session: input.session, map: {}, fullRead: false });
       saved.directive = r.directive;
@@ -198,7 +198,7 @@ export class SessionStore {
    * The open head of the session chain from an issue read just now (docs/chain.md): a closed issue is
    * never read or written as the session, its successor is followed. Remembers the head's number.
    */
-  private async followChain(issue: ForgejoIssue): Promise<{ head: ForgejoIssue; passed: number[] }> {
+  private async followChain(issue: HostIssue): Promise<{ head: HostIssue; passed: number[] }> {
     this.headCheckedAt = Date.now();
     if (issue.state === "open") return { head: issue, passed: [] };
     const policy = await this.policy();
@@ -209,7 +209,7 @@ export class SessionStore {
   }
 
   /** Read the session issue and follow the chain to its open head. */
-  async head(): Promise<ForgejoIssue> {
+  async head(): Promise<HostIssue> {
     const issue = await this.issueNumber();
     return (await this.followChain(await this.o.api.getIssue(this.repo, issue))).head;
   }
@@ -221,7 +221,7 @@ export class SessionStore {
     this.checkSize(body, input.metrics, "health signal");
     const issue = await this.issueNumber();
     const comment = await this.o.api.createComment(this.repo, issue, body);
-    return { comment_id: comment.id, issue, html_url: comment.html_url };
+    return { comment_id: comment.id, issue, html_url: comment.htmlUrl };
   }
 
   /** Read every comment and fold it (the full, always-correct path). */
@@ -266,7 +266,7 @@ export class SessionStore {
     // The open head of the chain: one read when the remembered issue is still open (coldResume reuses it).
     const { head } = await this.followChain(await this.o.api.getIssue(this.repo, first));
     const issue = head.number;
-    let meta: ForgejoIssue | undefined = head;
+    let meta: HostIssue | undefined = head;
     const read = (p: ReturnType<SessionStore["policy"]>) => {
       const issueMeta = meta;
       meta = undefined; // a second read (the login changed) reads the issue again
@@ -307,7 +307,7 @@ export class SessionStore {
     return { ...decision, via: answer.via };
   }
 
-  private readAll(issue: number, issueMeta?: ForgejoIssue) {
+  private readAll(issue: number, issueMeta?: HostIssue) {
     return readAllComments(this.o.api, this.repo, issue, { ...(this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {}), ...(issueMeta ? { issueMeta } : {}) });
   }
 

@@ -35,7 +35,7 @@ describe("successor adoption at rollover (issue 19)", () => {
     expect(meta.successor).toBeDefined();
     expect(meta.successor).not.toBe(evil.number);
     const successor = await agent.getIssue(world.repo, meta.successor as number);
-    expect(successor.user.login).toBe("checkpost-bot");
+    expect(successor.author).toBe("checkpost-bot");
     expect(successor.state).toBe("open");
     expect(successor.labels.map((l) => l.name)).toEqual([DEFAULT_SESSION_LABEL]);
     // Mallory's issue: no label, nothing carried, not watched.

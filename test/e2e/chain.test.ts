@@ -112,7 +112,7 @@ describe("the session chain across three rollovers", () => {
     }
     // Carried as the bot's own [CONTROL] records, with provenance.
     const carriedControls = (await agent.listComments(world.repo, h)).filter((c) => parseComment(c.body).kind === "control");
-    expect(carriedControls.map((c) => c.user.login)).toEqual(["checkpost-bot", "checkpost-bot"]);
+    expect(carriedControls.map((c) => c.author)).toEqual(["checkpost-bot", "checkpost-bot"]);
     expect(carriedControls.every((c) => /↪ carried over by checkpost from #\d+ \(comment \d+\)$/.test(c.body))).toBe(true);
 
     // The CLI agent's cache still names the first issue, now three rollovers back: it follows the chain.

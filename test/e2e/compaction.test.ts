@@ -74,17 +74,17 @@ describe("health compaction", () => {
     // Everything deleted is in the archive, byte for byte.
     const [asset] = await api.listIssueAttachments(world.repo, world.issue);
     expect(asset?.name).toMatch(/^checkpost-health-archive-.*\.jsonl\.gz$/);
-    const archived = readArchive(await api.downloadAttachment(asset?.browser_download_url as string));
+    const archived = readArchive(await api.downloadAttachment(asset?.downloadUrl as string));
     const deleted = before.filter((c) => !after.some((a) => a.id === c.id));
-    expect(after.at(-1)?.user.login).toBe("checkpost-bot");
+    expect(after.at(-1)?.author).toBe("checkpost-bot");
     expect(after.at(-1)?.body).toContain(`"name":"${asset?.name}"`);
     expect(archived.map((a) => [a.id, a.body])).toEqual(deleted.map((c) => [c.id, c.body]));
-    expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toMatchObject({ deleted: 5, archived: 5, archiveUrl: asset?.browser_download_url });
+    expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toMatchObject({ deleted: 5, archived: 5, archiveUrl: asset?.downloadUrl });
     // The bot still resumes and shows the newest health; the dashboard says what compaction removed and links the archive.
     await world.settle();
     const body = (await api.getIssue(world.repo, world.issue)).body;
     expect(body).toContain("compaction removed 5 superseded health signals older than 1m (5 archived: [latest archive](");
-    expect(body).toContain(asset?.browser_download_url as string);
+    expect(body).toContain(asset?.downloadUrl as string);
     expect(t.projection.latest("implementation-worker", "s1")?.phase).toBe("commit_complete");
     expect(t.projection.snapshot().entries.find((e) => e.session === "s1")?.health?.metrics).toEqual({ n: 5 });
 

@@ -84,7 +84,7 @@ describe("controls: slash commands", () => {
     await say(alice, line);
     const recorded = await controls();
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]?.c.user.login).toBe("checkpost-bot");
+    expect(recorded[0]?.c.author).toBe("checkpost-bot");
     expect(recorded[0]?.p).toMatchObject({ control: { action, agent: A, session: "s1", by: "alice" } });
     expect(await metric(action, "accepted")).toBe(1);
   });
@@ -121,7 +121,7 @@ describe("controls: slash commands", () => {
     const { alice } = await world();
     await say(alice, "/checkpost pause nobody s1\n/checkpost rewind implementation-worker s1 999999\n/checkpost explode x y");
     expect(await controls()).toHaveLength(0);
-    const replies = (await comments()).filter((c) => c.user.login === "checkpost-bot").map((c) => c.body);
+    const replies = (await comments()).filter((c) => c.author === "checkpost-bot").map((c) => c.body);
     expect(replies.some((b) => b.includes("no agent nobody"))).toBe(true);
     expect(replies.some((b) => b.includes("earlier trusted checkpoints"))).toBe(true);
     expect(replies.some((b) => b.includes("not understood"))).toBe(true);

@@ -31,7 +31,7 @@ describe("the resume index in a comment the body points to", () => {
     const ref = extractResumeIndexRef(first);
     expect(ref).not.toBeNull();
     const held = await indexComments();
-    expect(held.map((c) => [c.id, c.user.login])).toEqual([[ref?.comment, "checkpost-bot"]]);
+    expect(held.map((c) => [c.id, c.author])).toEqual([[ref?.comment, "checkpost-bot"]]);
     expect(extractResumeIndexFromComment(held[0]?.body)?.entries.map((e) => e.agent)).toEqual(["implementation-worker"]);
 
     // A newer checkpoint: the same comment is edited, never a second one; the bot's own edit starts no write loop.

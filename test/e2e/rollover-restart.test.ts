@@ -70,7 +70,7 @@ describe("a save on the closed issue after a bot restart", () => {
     const bot = await restart(world, successor);
     const copies = await copiesOf(world, successor, late);
     expect(copies.map((c) => c.body)).toEqual([carriedBody(late, { issue: world.issue, commentId: posted.id })]);
-    expect(copies[0]?.user.login).toBe("checkpost-bot");
+    expect(copies[0]?.author).toBe("checkpost-bot");
     expect(await copiesOf(world, successor, forged)).toEqual([]);
     const carried = (await bot.store.issueMeta(`agent/work#${world.issue}`)).carried ?? [];
     expect(carried.filter((c) => c.from === posted.id)).toEqual([{ from: posted.id, to: copies[0]?.id }]);

@@ -15,13 +15,14 @@ describe("issue assets (POST/GET /repos/{owner}/{repo}/issues/{index}/assets)", 
     const repo = { owner: "agent", repo: "work" };
     const bytes = gzipSync(Buffer.from('{"a":1}\n{"b":2}\n'));
     const created = await w.api().createIssueAttachment(repo, w.issue, "archive.jsonl.gz", bytes);
-    expect(created).toMatchObject({ name: "archive.jsonl.gz", size: bytes.length, type: "attachment" });
-    expect(created.browser_download_url).toBe(`${w.forge.url}/attachments/${String(created["uuid"])}`);
+    expect(created).toMatchObject({ name: "archive.jsonl.gz", size: bytes.length });
     const listed = await w.api().listIssueAttachments(repo, w.issue);
     expect(listed.map((a) => a.id)).toEqual([created.id]);
     const got = await fetch(`${w.forge.url}/api/v1/repos/agent/work/issues/${w.issue}/assets/${created.id}`, { headers: { authorization: `token ${w.token}` } });
-    expect(((await got.json()) as { id: number }).id).toBe(created.id);
-    expect(gunzipSync(await w.api().downloadAttachment(created.browser_download_url)).toString()).toBe('{"a":1}\n{"b":2}\n');
+    const raw = (await got.json()) as { id: number; type: string; uuid: string; browser_download_url: string };
+    expect(raw).toMatchObject({ id: created.id, type: "attachment", browser_download_url: `${w.forge.url}/attachments/${raw.uuid}` });
+    expect(created.downloadUrl).toBe(raw.browser_download_url);
+    expect(gunzipSync(await w.api().downloadAttachment(created.downloadUrl)).toString()).toBe('{"a":1}\n{"b":2}\n');
   });
 
   it("answers 404 for an issue that does not exist and 500 without a file, as Forgejo", async () => {

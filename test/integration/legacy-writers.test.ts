@@ -61,7 +61,7 @@ describe("a seed-format checkpoint after a take-over (CHECKPOST_LEGACY_WRITERS)"
         commentId: seed.id,
         phase: "clone_complete",
         createdAt: expect.any(String),
-        htmlUrl: seed.html_url,
+        htmlUrl: seed.htmlUrl,
         kind: "zombie",
         legacy: true,
         fence: 1,

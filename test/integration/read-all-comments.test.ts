@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { readAllComments } from "../../src/store/index.ts";
-import type { ForgejoApi } from "../../src/forgejo/index.ts";
+import { ForgejoApi } from "../../src/forgejo/index.ts";
+import type { CommentWindow, HostComment, RepoRef } from "../../src/ports/issue-host.ts";
 
 let world: ForgeWorld;
 afterEach(async () => world?.close());
@@ -47,13 +48,14 @@ describe("readAllComments", () => {
     const api = world.api();
     const first = (await api.listComments(repo, world.issue))[0]!;
     let windows = 0;
-    const spy = Object.create(api) as ForgejoApi;
-    spy.listComments = async (r, n, q = {}) => {
-      const out = await api.listComments(r, n, q);
-      // After the first window (which held comment `first`), a person edits it: it moves to "now".
-      if (q.before && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
-      return out;
-    };
+    const spy = new (class extends ForgejoApi {
+      override async listComments(r: RepoRef, n: number, q: CommentWindow = {}): Promise<HostComment[]> {
+        const out = await super.listComments(r, n, q);
+        // After the first window (which held comment `first`), a person edits it: it moves to "now".
+        if (q.beforeMs !== undefined && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
+        return out;
+      }
+    })(api.client);
     const got = await readAllComments(spy, repo, world.issue, { windowSize: 50, concurrency: 1 });
     expect(got.find((c) => c.id === first.id)?.body).toBe("edited during the scan");
     expect(got).toHaveLength(300);

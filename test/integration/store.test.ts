@@ -14,9 +14,8 @@ describe("SessionStore against the embedded Forgejo", () => {
   it("a save with a known issue number costs exactly one request: the POST", async () => {
     world = await forgeWorld();
     const store = world.store();
-    const client = store.api.client;
     const saved = await store.save({ agent: "implementation-worker", session: "s1", phase: "clone_complete", data: { branch_name: "b" } });
-    expect(client.requestCount).toBe(1);
+    expect(store.api.requestCount).toBe(1);
     expect(saved.issue).toBe(world.issue);
     const [c] = await world.api().listComments({ owner: "agent", repo: "work" }, world.issue);
     expect(c?.id).toBe(saved.comment_id);
@@ -97,7 +96,7 @@ describe("SessionStore against the embedded Forgejo", () => {
     const err = await store.save({ agent: "w", session: "s", phase: "p", data: { small: 1, file_contents: "x".repeat(5000) } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CheckpointTooLargeError);
     expect((err as Error).message).toMatch(/leave out or shorten "file_contents"/);
-    expect(store.api.client.requestCount).toBe(0);
+    expect(store.api.requestCount).toBe(0);
   });
 
   it("posts health signals the seed's way", async () => {

@@ -25,7 +25,7 @@ describe("save size cap", () => {
     expect((err as Error).message).toMatch(/over the 4096-byte cap/);
     expect((err as CheckpointTooLargeError).largestKeys.slice(0, 2)).toEqual(["file_contents", "diff"]);
     expect((err as Error).message).toContain('"file_contents"');
-    expect(store.api.client.requestCount).toBe(0);
+    expect(store.api.requestCount).toBe(0);
     expect(world.forge.admin.stats().totalRequests).toBe(0);
   });
 
@@ -34,7 +34,7 @@ describe("save size cap", () => {
     const store = world.store();
     await expect(store.save({ ...base, data: { notes: "n".repeat(60_000) } })).resolves.toMatchObject({ issue: 1 });
     await expect(store.save({ ...base, data: { notes: "n".repeat(66_000) } })).rejects.toBeInstanceOf(CheckpointTooLargeError);
-    expect(store.api.client.requestCount).toBe(1);
+    expect(store.api.requestCount).toBe(1);
   });
 });
 

@@ -186,7 +186,7 @@ describe("rewriting a trusted checkpoint within the second it was posted", () =>
     const api = s.world.api(s.world.strangerToken);
     const c = await api.getComment(s.repo, saved.comment_id);
     const edited = await api.editComment(s.repo, saved.comment_id, c.body.replace("Phase: subtask_1_complete", "Phase: pr_created").replace('"subtask_1_complete"', '"pr_created"'));
-    expect(edited.updated_at).toBe(edited.created_at); // invisible to a cold reader by time
+    expect(edited.updatedAt).toBe(edited.createdAt); // invisible to a cold reader by time
     const r = await s.resume();
     expect(r.phase).toBe("clone_complete");
     const snap = await s.store().snapshot();

@@ -30,7 +30,7 @@ describe("small fixes of issue 19", () => {
   it("serves attachments and web assets with X-Content-Type-Options: nosniff", async () => {
     w = await forgeWorld({ withIssue: true });
     const asset = await w.api().createIssueAttachment({ owner: "agent", repo: "work" }, w.issue, "page.html", Buffer.from("<script>alert(1)</script>"));
-    const res = await fetch(asset.browser_download_url);
+    const res = await fetch(asset.downloadUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("content-disposition")).toMatch(/^attachment;/);

@@ -1,6 +1,6 @@
 /** Judge one crash trial from the issue's comments and the work log (independently of the projection). */
 import { IMPLEMENTATION_WORKER_PHASE_MAP, FRESH_START, START, parseComment } from "../../../src/protocol/index.ts";
-import type { ForgejoComment } from "../../../src/forgejo/index.ts";
+import type { HostComment } from "../../../src/ports/issue-host.ts";
 import { STEPS } from "./steps.ts";
 
 export interface ResumeSeen {
@@ -53,7 +53,7 @@ function fold(cps: readonly Cp[]): { latest: Cp | null; zombies: Set<number> } {
   return { latest, zombies };
 }
 
-export function judgeTrial(t: TrialRecord, comments: readonly ForgejoComment[]): TrialVerdict {
+export function judgeTrial(t: TrialRecord, comments: readonly HostComment[]): TrialVerdict {
   const problems: string[] = [];
   const cps: Cp[] = [];
   for (const c of comments) {

@@ -6,7 +6,7 @@
  */
 import { runCli } from "../../../src/app/cli.ts";
 import { extractResumeIndex } from "../../../src/dashboard/index.ts";
-import type { ForgejoApi } from "../../../src/forgejo/index.ts";
+import type { IssueHost } from "../../../src/ports/issue-host.ts";
 import { parseComment } from "../../../src/protocol/index.ts";
 import type { PhaseMap } from "../../../src/protocol/index.ts";
 import type { SessionStore } from "../../../src/store/index.ts";
@@ -152,7 +152,7 @@ function directiveFromControl(c: Json): string | null {
 }
 
 /** The dashboard on the open session issue: its resume index, each pointed comment read for its `n`. */
-export async function dashboard(api: ForgejoApi, head: number, agents: AgentRef[], bodies: Map<number, number | null>): Promise<ReaderAnswer[]> {
+export async function dashboard(api: IssueHost, head: number, agents: AgentRef[], bodies: Map<number, number | null>): Promise<ReaderAnswer[]> {
   let issueBody: string;
   try {
     issueBody = (await api.getIssue(REPO, head)).body ?? "";

@@ -15,7 +15,7 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { mulberry32 } from "../../../src/forge/prng.ts";
-import type { ForgejoApi } from "../../../src/forgejo/index.ts";
+import type { IssueHost } from "../../../src/ports/issue-host.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, parseComment } from "../../../src/protocol/index.ts";
 import type { PhaseMap } from "../../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/store/index.ts";
@@ -308,7 +308,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
   };
 
   /** The open session issue a person looks at (the newest open one). */
-  const head = async (api: ForgejoApi = obsApi): Promise<number> => {
+  const head = async (api: IssueHost = obsApi): Promise<number> => {
     const { issues } = await api.listIssues(REPO, { state: "open", labels: DEFAULT_SESSION_LABEL });
     const open = issues.filter((x) => x.title.includes(DEFAULT_SESSION_TITLE)).map((x) => x.number);
     return Math.max(...open);

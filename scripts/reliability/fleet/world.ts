@@ -18,7 +18,7 @@ import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { startForge } from "../../../src/forge/index.ts";
 import type { ForgeServer } from "../../../src/forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
-import type { RepoRef } from "../../../src/forgejo/index.ts";
+import type { IssueHost, RepoRef } from "../../../src/ports/issue-host.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../../src/store/index.ts";
 import { RoundRobinDispatcher } from "../../../test/helpers/round-robin-dispatcher.ts";
 
@@ -65,7 +65,7 @@ export interface BotProcess {
 export interface FleetWorld {
   forge: ForgeServer;
   tokens: Record<string, string>;
-  api(login: string): ForgejoApi;
+  api(login: string): IssueHost;
   /** Forge time minus real time (ms): the schedule starts two days in the past and moves forward. */
   clockOffsetMs: number;
   config: BotConfig;

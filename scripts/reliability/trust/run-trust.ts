@@ -98,7 +98,7 @@ export async function runFlood(o: { deliveries: number; payloadBytes: number; co
   const payload = JSON.stringify({
     action: "created",
     issue: { number: w.issue, title: "t", state: "open", labels: [] },
-    comment: { id: comment.id, body: comment.body, user: { login: AGENT_LOGIN }, created_at: comment.created_at, updated_at: comment.updated_at, html_url: comment.html_url },
+    comment: { id: comment.id, body: comment.body, user: { login: AGENT_LOGIN }, created_at: comment.createdAt, updated_at: comment.updatedAt, html_url: comment.htmlUrl },
     repository: { name: REPO.repo, full_name: `${REPO.owner}/${REPO.repo}`, owner: { login: REPO.owner } },
     sender: { login: AGENT_LOGIN },
   });

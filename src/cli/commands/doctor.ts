@@ -1,8 +1,7 @@
 import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, ForgejoApiError } from "../../errors.ts";
-import type { ForgejoApi } from "../../forgejo/index.ts";
-import type { ForgejoHook, ForgejoIssue, RepoRef } from "../../forgejo/index.ts";
+import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
 import { isSessionIssue, listSessionIssues } from "../../store/index.ts";
 import { redactUrl } from "../../util/redact-url.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
@@ -83,7 +82,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   try {
     const me = await api.currentUser();
     login = me.login;
-    siteAdmin = me.is_admin === true;
+    siteAdmin = me.isAdmin === true;
     add({ check: "token", status: "ok", message: `the token belongs to ${login}` });
   } catch (e) {
     add({ check: "token", status: "fail", message: `the token was refused: ${message(e)}`, fix: "create a new access token (scopes write:issue, read:repository, read:user) and set FORGEJO_TOKEN" });
@@ -94,13 +93,13 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   try {
     const r = await api.getRepo(repo);
     const p = r.permissions;
-    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.full_name}${r.private ? " (private)" : ""}` });
+    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.fullName}${r.private ? " (private)" : ""}` });
     else
       add({
         check: "repository",
         status: "fail",
-        message: `${login} has read-only access to ${r.full_name}: it can comment but not write the dashboard, the resume index or labels`,
-        fix: `give ${login} write access to ${r.full_name} (Settings → Collaborators)`,
+        message: `${login} has read-only access to ${r.fullName}: it can comment but not write the dashboard, the resume index or labels`,
+        fix: `give ${login} write access to ${r.fullName} (Settings → Collaborators)`,
       });
   } catch (e) {
     add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPOSITORY and that the token's user can see the repository" });
@@ -142,7 +141,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
  * this reader does not trust (its carried checkpoints and archive records would not be believed), and a bot
  * login that does not exist or may not write.
  */
-async function checkIdentity(api: ForgejoApi, repo: RepoRef, login: string, siteAdmin: boolean, env: ClientEnv, botLogin: string | undefined, add: (c: DoctorCheck) => void): Promise<void> {
+async function checkIdentity(api: IssueHost, repo: RepoRef, login: string, siteAdmin: boolean, env: ClientEnv, botLogin: string | undefined, add: (c: DoctorCheck) => void): Promise<void> {
   const problems: { message: string; fix: string }[] = [];
   if (siteAdmin)
     problems.push({
@@ -182,7 +181,7 @@ async function checkIdentity(api: ForgejoApi, repo: RepoRef, login: string, site
   for (const p of problems) add({ check: "identity", status: "warn", message: p.message, fix: p.fix });
 }
 
-async function checkSessionIssue(api: ForgejoApi, repo: RepoRef, env: ClientEnv, explicit: number | undefined, add: (c: DoctorCheck) => void): Promise<ForgejoIssue | undefined> {
+async function checkSessionIssue(api: IssueHost, repo: RepoRef, env: ClientEnv, explicit: number | undefined, add: (c: DoctorCheck) => void): Promise<HostIssue | undefined> {
   const opts = { title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL };
   try {
     if (explicit !== undefined) {
@@ -228,11 +227,11 @@ async function checkSessionIssue(api: ForgejoApi, repo: RepoRef, env: ClientEnv,
   }
 }
 
-async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUrl: string | undefined, path: string, add: (c: DoctorCheck) => void): Promise<void> {
+async function checkWebhook(api: IssueHost, repo: RepoRef, login: string, botUrl: string | undefined, path: string, add: (c: DoctorCheck) => void): Promise<void> {
   // Forgejo's API (v13) has no endpoint for a hook's deliveries; the bot's own delivery counters are
   // reported by the bot check instead.
   const noDeliveries = "Forgejo's API does not expose deliveries: see the hook's Recent Deliveries in the repository settings";
-  let hooks: ForgejoHook[];
+  let hooks: HostHook[];
   try {
     hooks = await api.listHooks(repo);
   } catch (e) {
@@ -248,7 +247,7 @@ async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUr
     else add({ check: "webhook", status: "fail", message: `cannot list webhooks: ${message(e)}` });
     return;
   }
-  const receives = (h: ForgejoHook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
+  const receives = (h: HostHook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
   if (!botUrl) {
     const candidates = hooks.filter((h) => h.active && receives(h));
     if (candidates.length)
@@ -289,7 +288,7 @@ async function checkWebhook(api: ForgejoApi, repo: RepoRef, login: string, botUr
   else add({ check: "webhook", status: "ok", message: `hook ${hook.id} delivers issues and issue_comment to ${redactUrl(target)} as json. ${noDeliveries}` });
 }
 
-async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
+async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
   const trusted = [...new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()))];
   const modes = new Map<string, string>();
   let forbidden = false;
@@ -363,7 +362,7 @@ async function checkTrust(api: ForgejoApi, repo: RepoRef, login: string, env: Cl
     });
 }
 
-async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: ForgejoIssue | undefined, doFetch: typeof fetch, add: (c: DoctorCheck) => void, login: string): Promise<void> {
+async function checkBot(botUrl: string, env: ClientEnv, repo: RepoRef, issue: HostIssue | undefined, doFetch: typeof fetch, add: (c: DoctorCheck) => void, login: string): Promise<void> {
   const base = botUrl.replace(/\/+$/, "");
   const shown = redactUrl(base);
   const get = (path: string, auth: boolean) =>

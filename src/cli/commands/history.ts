@@ -48,7 +48,7 @@ export async function history(io: CliIo, o: HistoryOptions, root: CliRoot): Prom
       if ((o.agent && cp.agent !== o.agent) || (o.session && cp.session !== o.session)) continue;
       const held = p.snapshot().entries.find((e) => entryKey(e.agent, e.session) === entryKey(cp.agent, cp.session));
       io.out(
-        `${JSON.stringify({ issue: issue.number, comment_id: c.id, created_at: c.created_at, author: c.user.login, agent: cp.agent, session: cp.session, phase: cp.phase, seq: cp.seq, epoch: cp.epoch, trusted: !untrusted.has(c.id) && policy.trustedAuthors.has(c.user.login.toLowerCase()), latest: held?.latest?.commentId === c.id })}\n`,
+        `${JSON.stringify({ issue: issue.number, comment_id: c.id, created_at: c.createdAt, author: c.author, agent: cp.agent, session: cp.session, phase: cp.phase, seq: cp.seq, epoch: cp.epoch, trusted: !untrusted.has(c.id) && policy.trustedAuthors.has(c.author.toLowerCase()), latest: held?.latest?.commentId === c.id })}\n`,
       );
     }
   }
@@ -66,14 +66,14 @@ async function archivedHistory(io: CliIo, ctx: CliContext, issues: number[], pol
   for (const issue of issues) {
     const assets = (await ctx.api.listIssueAttachments(repo, issue)).filter((a) => a.name.startsWith(ARCHIVE_PREFIX));
     if (!assets.length) continue;
-    const comments = (await readAllComments(ctx.api, repo, issue)).map((c) => ({ id: c.id, author: c.user.login, body: c.body, createdAt: c.created_at, updatedAt: c.updated_at }));
+    const comments = (await readAllComments(ctx.api, repo, issue)).map((c) => ({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt }));
     const { trusted } = trustedArchiveRecords(comments, { botLogins: policy.trustedAuthors, ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}) });
     for (const asset of assets) {
       const report = (extra: Record<string, unknown>) => io.out(`${JSON.stringify({ issue, archive: asset.name, asset_id: asset.id, size: asset.size, ...extra })}\n`);
       let bytes: Buffer | null = null;
       if (trusted.some((r) => r.record.name === asset.name)) {
         try {
-          bytes = await ctx.api.downloadAttachment(asset.browser_download_url);
+          bytes = await ctx.api.downloadAttachment(asset.downloadUrl);
         } catch (e) {
           report({ trusted: false, error: `could not be downloaded: ${e instanceof Error ? e.message : String(e)}` });
           continue;

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { carryNewest } from "../../../src/bot/issue-rollover.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/projection-store/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
-import type { ForgejoApi } from "../../../src/forgejo/index.ts";
 import { carriedBody } from "../../../src/rollover/carried-body.ts";
 import { cpBody } from "../projection/build-comments.ts";
+import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 const repo = { owner: "o", repo: "r" };
 const t = (s: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, s)).toISOString();
@@ -21,8 +21,9 @@ async function setup(copyBy: string | null) {
   if (copyBy) await store.applyDelivery(issueKey(repo, 2), null, [upsert(9, copyBy, carriedBody(original, { issue: 1, commentId: 5 }))]);
   const p = createProjection({ trustedAuthors: new Set(["worker", "bot"]) });
   for (const c of await store.comments(issueKey(repo, 1))) p.restore(c);
-  const posts: string[] = [];
-  const api = { createComment: async (_r: unknown, _n: number, body: string) => (posts.push(body), { id: 100 + posts.length }) } as unknown as ForgejoApi;
+  const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+  api.addIssue({ number: 2 });
+  const posts = api.comments.get(2) ?? [];
   const run = () => carryNewest({ api, store, repo, issue: 1, logger: silent, selfLogin: "bot" }, { name: lease.name, token: lease.token }, p.snapshot(), 2);
   return { store, posts, run };
 }

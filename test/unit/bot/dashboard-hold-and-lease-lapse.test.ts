@@ -2,22 +2,29 @@ import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { IssueLease } from "../../../src/bot/issue-lease.ts";
-import type { ForgejoApi } from "../../../src/forgejo/index.ts";
 import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
 import { MemoryLeaseStore } from "../../../src/projection-store/memory-projection-store.ts";
+import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
 
+/** Issue #1, opened by "bot". */
 function fakeIssue(initial: string) {
-  const state = { body: initial, patches: 0 };
-  const api = {
-    getIssue: async () => ({ body: state.body, user: { login: "bot" } }),
-    editIssue: async (_r: unknown, _n: number, input: { body: string }) => {
-      state.body = input.body;
-      state.patches++;
-      return { body: input.body };
+  const api = new FakeIssueHost({ login: "bot" });
+  const issue = () => api.issues.get(1) ?? api.addIssue({ number: 1 });
+  api.addIssue({ number: 1, body: initial });
+  const state = {
+    get body(): string {
+      return issue().body;
     },
-  } as unknown as ForgejoApi;
+    /** A person's edit, behind the writer's back. */
+    set body(body: string) {
+      api.issues.set(1, { ...issue(), body });
+    },
+    get patches(): number {
+      return api.calls.filter((c) => c === "editIssue").length;
+    },
+  };
   return { state, api };
 }
 

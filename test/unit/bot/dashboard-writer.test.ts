@@ -1,27 +1,34 @@
 import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
-import type { ForgejoApi } from "../../../src/forgejo/index.ts";
 import { DASHBOARD_END, DASHBOARD_START } from "../../../src/dashboard/index.ts";
+import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 /** An issue body store with hooks between the writer's read and its write (the race window). */
 function fakeIssue(initial: string) {
-  const state = { body: initial, patches: 0, onAfterGet: null as null | (() => void), onAfterPatch: null as null | (() => void) };
-  const api = {
-    getIssue: async () => {
-      const body = state.body;
-      state.onAfterGet?.();
-      state.onAfterGet = null;
-      return { body };
+  const api = new FakeIssueHost();
+  const issue = () => api.issues.get(1) ?? api.addIssue({ number: 1 });
+  api.addIssue({ number: 1, body: initial });
+  const state = {
+    get body(): string {
+      return issue().body;
     },
-    editIssue: async (_r: unknown, _n: number, input: { body: string }) => {
-      state.body = input.body;
-      state.patches++;
-      state.onAfterPatch?.();
-      state.onAfterPatch = null;
-      return { body: input.body };
+    /** A person's edit, behind the writer's back. */
+    set body(body: string) {
+      api.issues.set(1, { ...issue(), body });
     },
-  } as unknown as ForgejoApi;
+    get patches(): number {
+      return api.calls.filter((c) => c === "editIssue").length;
+    },
+    /** Runs once, after the writer's next read and before it gets the answer. */
+    set onAfterGet(fn: () => void) {
+      api.after("getIssue", fn);
+    },
+    /** Runs once, after the writer's next write took effect. */
+    set onAfterPatch(fn: () => void) {
+      api.after("editIssue", fn);
+    },
+  };
   return { state, api };
 }
 

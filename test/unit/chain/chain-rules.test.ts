@@ -3,7 +3,7 @@ import { adoptableSuccessor, continuedInComment, continuesLine, followablePredec
 import { freshnessOf } from "../../../src/projection/index.ts";
 
 const T = "[Automated] Session";
-const issue = (number: number, login: string, body: string, title = T) => ({ number, title, body, state: "open", user: { login } });
+const issue = (number: number, login: string, body: string, title = T) => ({ number, title, body, state: "open", author: login });
 
 describe("chain rules", () => {
   it("adopts only the bot's own issue that links back with the same title; anyone else's is named as an anomaly", () => {
@@ -20,8 +20,8 @@ describe("chain rules", () => {
   it("a cold reader follows a link only from a trusted author to an issue that author opened", () => {
     const trusted = new Set(["checkpost-bot", "agent"]);
     const comments = [
-      { id: 5, body: continuedInComment(2, 8), user: { login: "checkpost-bot" } },
-      { id: 9, body: continuedInComment(3, 8), user: { login: "mallory" } }, // newer, but untrusted
+      { id: 5, body: continuedInComment(2, 8), author: "checkpost-bot" },
+      { id: 9, body: continuedInComment(3, 8), author: "mallory" }, // newer, but untrusted
     ];
     expect(successorNamed(comments, trusted)).toEqual({ successor: 2, author: "checkpost-bot" });
     expect(successorNamed(comments.slice(1), trusted)).toBeNull();

@@ -5,11 +5,11 @@ import { apiRoutes } from "../../../src/bot/api-routes.ts";
 import type { ApiDeps } from "../../../src/bot/api-routes.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
 import { buildDashboardModel } from "../../../src/dashboard/index.ts";
-import type { ForgejoApi, ForgejoComment, ForgejoIssue } from "../../../src/forgejo/index.ts";
 import { createProjection, decideResume, decideResumeFromComments } from "../../../src/projection/index.ts";
 import type { CommentRecord, TrustPolicy } from "../../../src/projection/index.ts";
 import { formatCheckpoint, formatControl, formatHealth } from "../../../src/protocol/index.ts";
 import { SessionStore } from "../../../src/store/index.ts";
+import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 // Issue 18 item 4: the same random histories fed to every reader path must give equal answers:
 // the bot's /api/resume (its incremental projection), the library/CLI cold reader (SessionStore.resume,
@@ -79,37 +79,11 @@ function comments(steps: Step[]): CommentRecord[] {
 const policy: TrustPolicy = { trustedAuthors: new Set([TRUSTED]) };
 
 /** A forge holding one open issue (no resume index: the cold reader reads every comment). */
-function fakeApi(records: CommentRecord[]): ForgejoApi {
-  const issue = {
-    number: 1,
-    title: "t",
-    body: "",
-    state: "open",
-    html_url: "http://forge/o/r/issues/1",
-    user: { login: TRUSTED },
-    labels: [],
-    comments: records.length,
-    created_at: NOW.toISOString(),
-    updated_at: NOW.toISOString(),
-    id: 1,
-  } as unknown as ForgejoIssue;
-  const list: ForgejoComment[] = records.map(
-    (r) =>
-      ({
-        id: r.id,
-        body: r.body,
-        user: { id: 1, login: r.author },
-        html_url: r.htmlUrl ?? "",
-        issue_url: "http://forge/o/r/issues/1",
-        created_at: r.createdAt,
-        updated_at: r.updatedAt,
-      }) as unknown as ForgejoComment,
-  );
-  return {
-    getIssue: async () => issue,
-    listComments: async () => list,
-    currentUser: async () => ({ id: 1, login: TRUSTED }),
-  } as unknown as ForgejoApi;
+function fakeApi(records: CommentRecord[]): FakeIssueHost {
+  const host = new FakeIssueHost({ login: TRUSTED, now: () => NOW.getTime(), url: "http://forge" });
+  host.addIssue({ number: 1, title: "t" });
+  for (const r of records) host.addComment(1, { id: r.id, body: r.body, author: r.author, htmlUrl: r.htmlUrl ?? "", createdAt: r.createdAt, updatedAt: r.updatedAt });
+  return host;
 }
 
 /** /api/resume as the bot answers it, from a tracker whose projection folded the history event by event. */

@@ -129,7 +129,7 @@ describe("ForgejoClient", () => {
       .get("/api/v1/repos/acme/widgets/issues/3/comments")
       .query({ since: "2026-11-29T10:00:00Z" })
       .reply(200, [comment(1)]);
-    expect(await api().api.listComments(repo, 3, { since: "2026-11-29T10:00:00Z" })).toHaveLength(1);
+    expect(await api().api.listComments(repo, 3, { sinceMs: Date.parse("2026-11-29T10:00:00.900Z") })).toHaveLength(1); // floored to the second
   });
 
   it("records the server's clock offset from the Date header", async () => {
@@ -146,5 +146,90 @@ describe("forgejoTime", () => {
     const { forgejoTime } = await import("../../../src/forgejo/index.ts");
     expect(forgejoTime(Date.parse("2026-11-29T10:00:00.999Z"))).toBe("2026-11-29T10:00:00Z");
     expect(forgejoTime(Date.parse("2026-11-29T10:00:01.000Z"))).toBe("2026-11-29T10:00:01Z");
+  });
+});
+
+describe("ForgejoApi as the IssueHost adapter", () => {
+  it("maps Forgejo's snake_case answers to the port's neutral records", async () => {
+    const issue = {
+      id: 70,
+      number: 3,
+      title: "session",
+      body: null,
+      state: "closed",
+      html_url: `${URL}/acme/widgets/issues/3`,
+      user: { id: 1, login: "bot", is_admin: false },
+      labels: [{ id: 4, name: "checkpost-session", color: "00aabb" }],
+      comments: 12,
+      created_at: "2026-11-29T10:00:00Z",
+      updated_at: "2026-11-29T11:00:00Z",
+      closed_at: "2026-11-29T11:00:00Z",
+      pull_request: null,
+      extra: "dropped",
+    };
+    const asset = { id: 9, name: "a.gz", size: 3, created_at: "2026-11-29T10:00:00Z", browser_download_url: `${URL}/attachments/u-1`, uuid: "u-1" };
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/3")
+      .reply(200, issue)
+      .get("/api/v1/repos/acme/widgets/issues/comments/5")
+      .reply(200, { ...comment(5), issue_url: `${URL}/acme/widgets/issues/1` })
+      .get("/api/v1/repos/acme/widgets/issues/3/assets")
+      .reply(200, [asset])
+      .get("/api/v1/repos/acme/widgets")
+      .reply(200, { id: 1, full_name: "acme/widgets", private: true, permissions: { admin: false, push: true, pull: true } })
+      .get("/api/v1/user")
+      .reply(200, { id: 1, login: "bot", is_admin: true });
+    const { api: host } = api();
+    expect(await host.getIssue(repo, 3)).toEqual({
+      id: 70,
+      number: 3,
+      title: "session",
+      body: "",
+      state: "closed",
+      htmlUrl: `${URL}/acme/widgets/issues/3`,
+      author: "bot",
+      labels: [{ id: 4, name: "checkpost-session", color: "00aabb" }],
+      commentCount: 12,
+      createdAt: "2026-11-29T10:00:00Z",
+      updatedAt: "2026-11-29T11:00:00Z",
+      closedAt: "2026-11-29T11:00:00Z",
+      isPullRequest: false,
+    });
+    expect(await host.getComment(repo, 5)).toEqual({
+      id: 5,
+      body: "hi",
+      author: "bot",
+      htmlUrl: `${URL}/acme/widgets/issues/1#issuecomment-5`,
+      issueUrl: `${URL}/acme/widgets/issues/1`,
+      createdAt: "2026-11-29T10:00:00Z",
+      updatedAt: "2026-11-29T10:00:00Z",
+    });
+    expect(await host.listIssueAttachments(repo, 3)).toEqual([{ id: 9, name: "a.gz", size: 3, createdAt: "2026-11-29T10:00:00Z", downloadUrl: `${URL}/attachments/u-1` }]);
+    expect(await host.getRepo(repo)).toEqual({ id: 1, fullName: "acme/widgets", private: true, permissions: { admin: false, push: true, pull: true } });
+    expect(await host.currentUser()).toEqual({ id: 1, login: "bot", isAdmin: true });
+  });
+
+  it("says a pull request is one, and passes a comment window as whole seconds", async () => {
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/issues/4")
+      .reply(200, {
+        id: 71,
+        number: 4,
+        title: "pr",
+        body: "",
+        state: "open",
+        html_url: "",
+        user: { id: 2, login: "p" },
+        labels: null,
+        created_at: "x",
+        updated_at: "x",
+        pull_request: { merged: false },
+      })
+      .get("/api/v1/repos/acme/widgets/issues/4/comments")
+      .query({ since: "2026-11-29T10:00:00Z", before: "2026-11-29T10:00:05Z" })
+      .reply(200, []);
+    const { api: host } = api();
+    expect(await host.getIssue(repo, 4)).toMatchObject({ isPullRequest: true, labels: [] });
+    expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), beforeMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
   });
 });

@@ -1,0 +1,152 @@
+/**
+ * The issue host port: what checkpost needs from the server that holds the session issue (Forgejo
+ * today, src/forgejo/ is the adapter). Records are neutral and camelCase; the adapter validates the
+ * host's answers with zod and maps its field names, so nothing outside the adapter reads the host's
+ * wire format. Types only: importing this module runs no code.
+ */
+
+/** owner/repo of the repository holding the session issue. */
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export interface HostUser {
+  id: number;
+  login: string;
+  /** A site administrator (set when the host says so; absent otherwise). */
+  isAdmin?: boolean;
+}
+
+export interface HostLabel {
+  id: number;
+  name: string;
+  color?: string;
+}
+
+export interface HostIssue {
+  id: number;
+  number: number;
+  title: string;
+  /** "" when the issue has no body. */
+  body: string;
+  state: string;
+  htmlUrl: string;
+  /** The login of who opened it. */
+  author: string;
+  labels: HostLabel[];
+  /** How many comments the issue has, when the host says. */
+  commentCount?: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Set while the issue is closed; a chain walk reads the tail of comments from it. */
+  closedAt?: string | null;
+  /** The host lists pull requests among issues unless asked not to. */
+  isPullRequest: boolean;
+}
+
+export interface HostComment {
+  id: number;
+  body: string;
+  /** The login of who wrote it. */
+  author: string;
+  htmlUrl: string;
+  /** The web URL of the issue it is on ("" for a pull request; absent when the host does not say). */
+  issueUrl?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HostAttachment {
+  id: number;
+  name: string;
+  size: number;
+  createdAt: string;
+  /** Where its bytes are (same host, same token): pass to `downloadAttachment`. */
+  downloadUrl: string;
+}
+
+export interface HostHook {
+  id: number;
+  type: string;
+  active: boolean;
+  events: string[];
+  config?: Record<string, string>;
+}
+
+export interface HostRepo {
+  id: number;
+  fullName: string;
+  private: boolean;
+  /** The token user's rights on it, when signed in. */
+  permissions?: { admin: boolean; push: boolean; pull: boolean };
+}
+
+export type IssueState = "open" | "closed" | "all";
+export interface IssueQuery {
+  state?: IssueState;
+  /** Comma-separated label names, AND-ed. */
+  labels?: string;
+  /** Free-text search. */
+  q?: string;
+  type?: "issues" | "pulls";
+}
+/**
+ * A window of a comment list on the UPDATED time, in ms since the epoch; the host compares whole
+ * seconds and includes both ends, so callers dedupe what a boundary second returns twice.
+ */
+export interface CommentWindow {
+  sinceMs?: number;
+  beforeMs?: number;
+}
+
+export interface IssueHost {
+  /** The host's clock minus ours, in ms, as learnt from its answers (0 until one came). */
+  readonly serverClockOffsetMs: number;
+  /** Requests sent so far, attempts included. */
+  readonly requestCount: number;
+  /** Run `fn` under the host's retry policy (transient failures are tried again). */
+  withRetry<T>(fn: (attemptNumber: number) => Promise<T>, label?: string): Promise<T>;
+  /** Whether `error` leaves it unknown if a write happened (no answer, or a 5xx after sending). */
+  isOutcomeUnknown(error: unknown): boolean;
+
+  version(): Promise<string>;
+  currentUser(): Promise<HostUser>;
+
+  listIssues(r: RepoRef, q?: IssueQuery & { page?: number; limit?: number }): Promise<{ issues: HostIssue[]; totalCount: number | null }>;
+  /** Every issue matching `q`, all pages. */
+  listAllIssues(r: RepoRef, q?: IssueQuery): Promise<HostIssue[]>;
+  getIssue(r: RepoRef, index: number): Promise<HostIssue>;
+  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue>;
+  editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue>;
+
+  /** Every comment of an issue, or those updated within `window`. */
+  listComments(r: RepoRef, index: number, window?: CommentWindow): Promise<HostComment[]>;
+  getComment(r: RepoRef, id: number): Promise<HostComment>;
+  /** retry:false for callers that make the POST exactly-once themselves. */
+  createComment(r: RepoRef, index: number, body: string, opts?: { retry?: boolean }): Promise<HostComment>;
+  editComment(r: RepoRef, id: number, body: string): Promise<HostComment>;
+  deleteComment(r: RepoRef, id: number): Promise<void>;
+
+  listIssueAttachments(r: RepoRef, index: number): Promise<HostAttachment[]>;
+  /** Not retried: a retry after a lost answer would upload twice. */
+  createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType?: string): Promise<HostAttachment>;
+  downloadAttachment(url: string): Promise<Buffer>;
+
+  /** Every label of the repository, all pages. */
+  listLabels(r: RepoRef): Promise<HostLabel[]>;
+  createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel>;
+  addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]>;
+
+  /** Every webhook of the repository, all pages. */
+  listHooks(r: RepoRef): Promise<HostHook[]>;
+  createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook>;
+  deleteHook(r: RepoRef, id: number): Promise<void>;
+
+  /** The repository, with the token user's permissions on it. */
+  getRepo(r: RepoRef): Promise<HostRepo>;
+  /** Every collaborator, all pages. */
+  listCollaborators(r: RepoRef): Promise<HostUser[]>;
+  /** The user's access mode to the repository: "owner", "admin", "write", "read" or "none". */
+  collaboratorPermission(r: RepoRef, user: string): Promise<string>;
+}

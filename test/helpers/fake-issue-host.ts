@@ -1,0 +1,289 @@
+import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
+import { ForgejoApiError } from "../../src/errors.ts";
+
+/** A 404 as the adapter throws it. */
+const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake");
+
+type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;
+
+/**
+ * An in-memory IssueHost for unit tests: one repository's issues, comments, attachments, labels,
+ * hooks and collaborators, kept as the port's records, so a test needs no casts. It answers as the
+ * real host would where the product relies on it (404 for what is missing, `since`/`before` windows
+ * on the updated time in whole seconds, both ends included). The clock is an argument.
+ *
+ * `calls` lists the methods in the order they were called; `after(method, fn)` runs `fn` once, after
+ * the next call of `method` took effect and before it answers (to open a race window).
+ */
+export class FakeIssueHost implements IssueHost {
+  serverClockOffsetMs = 0;
+  readonly calls: Method[] = [];
+  readonly issues = new Map<number, HostIssue>();
+  readonly comments = new Map<number, HostComment[]>();
+  readonly attachments = new Map<number, HostAttachment[]>();
+  readonly files = new Map<string, Uint8Array>();
+  readonly labels: HostLabel[] = [];
+  readonly hooks: HostHook[] = [];
+  /** login → access mode ("owner", "admin", "write", "read"); others read as "none". */
+  readonly permissions = new Map<string, string>();
+  private nextId: number;
+  private readonly once = new Map<Method, (() => void)[]>();
+
+  /** `login`: the token's user (default "bot"); `firstId`: the first id handed out (default 1); `now`: the clock (ms). */
+  constructor(readonly o: { login?: string; firstId?: number; now?: () => number; url?: string } = {}) {
+    this.nextId = o.firstId ?? 1;
+  }
+
+  get requestCount(): number {
+    return this.calls.length;
+  }
+  private get login(): string {
+    return this.o.login ?? "bot";
+  }
+  private get url(): string {
+    return this.o.url ?? "http://host.test";
+  }
+  private now(): string {
+    return new Date(this.o.now ? this.o.now() : Date.UTC(2026, 10, 29, 10, 0, 0)).toISOString();
+  }
+
+  after(method: Method, fn: () => void): void {
+    this.once.set(method, [...(this.once.get(method) ?? []), fn]);
+  }
+
+  private call(method: Method): void {
+    this.calls.push(method);
+  }
+  private done<T>(method: Method, value: T): T {
+    const fns = this.once.get(method) ?? [];
+    this.once.delete(method);
+    for (const fn of fns) fn();
+    return value;
+  }
+
+  async withRetry<T>(fn: (attemptNumber: number) => Promise<T>): Promise<T> {
+    return fn(1);
+  }
+  isOutcomeUnknown(error: unknown): boolean {
+    return error instanceof ForgejoApiError && (error.status === 0 || error.status >= 500);
+  }
+
+  /** Seed an issue; returns it. */
+  addIssue(input: Partial<HostIssue> & { number?: number } = {}): HostIssue {
+    const number = input.number ?? this.issues.size + 1;
+    const at = this.now();
+    const issue: HostIssue = {
+      id: number,
+      number,
+      title: "session",
+      body: "",
+      state: "open",
+      htmlUrl: `${this.url}/o/r/issues/${number}`,
+      author: this.login,
+      labels: [],
+      createdAt: at,
+      updatedAt: at,
+      isPullRequest: false,
+      ...input,
+    };
+    this.issues.set(number, issue);
+    if (!this.comments.has(number)) this.comments.set(number, []);
+    return issue;
+  }
+
+  /** Seed a comment on an issue (created if missing); returns it. */
+  addComment(issue: number, input: Partial<HostComment> & { body: string }): HostComment {
+    if (!this.issues.has(issue)) this.addIssue({ number: issue });
+    const id = input.id ?? this.nextId++;
+    this.nextId = Math.max(this.nextId, id + 1);
+    const at = this.now();
+    const c: HostComment = {
+      id,
+      author: this.login,
+      htmlUrl: `${this.url}/o/r/issues/${issue}#issuecomment-${id}`,
+      issueUrl: `${this.url}/o/r/issues/${issue}`,
+      createdAt: at,
+      updatedAt: at,
+      ...input,
+    };
+    this.comments.get(issue)?.push(c);
+    return c;
+  }
+
+  private issue(index: number): HostIssue {
+    const i = this.issues.get(index);
+    if (!i) throw notFound(`issue #${index} not found`);
+    return i;
+  }
+  private commentById(id: number): { list: HostComment[]; at: number; comment: HostComment } {
+    for (const list of this.comments.values()) {
+      const at = list.findIndex((c) => c.id === id);
+      const comment = list[at];
+      if (comment) return { list, at, comment };
+    }
+    throw notFound(`comment ${id} not found`);
+  }
+  private withCount(i: HostIssue): HostIssue {
+    return { ...i, commentCount: this.comments.get(i.number)?.length ?? 0 };
+  }
+
+  async version(): Promise<string> {
+    this.call("version");
+    return this.done("version", "fake");
+  }
+  async currentUser(): Promise<HostUser> {
+    this.call("currentUser");
+    return this.done("currentUser", { id: 1, login: this.login });
+  }
+
+  private matches(i: HostIssue, q: IssueQuery): boolean {
+    if (q.state && q.state !== "all" && i.state !== q.state) return false;
+    if (q.labels && !q.labels.split(",").every((l) => i.labels.some((x) => x.name === l))) return false;
+    if (q.q && !i.title.includes(q.q) && !i.body.includes(q.q)) return false;
+    return q.type === "pulls" ? i.isPullRequest : !i.isPullRequest;
+  }
+  async listIssues(_r: RepoRef, q: IssueQuery & { page?: number; limit?: number } = {}): Promise<{ issues: HostIssue[]; totalCount: number | null }> {
+    this.call("listIssues");
+    const all = [...this.issues.values()].filter((i) => this.matches(i, { state: "open", ...q })).sort((a, b) => b.number - a.number);
+    const limit = q.limit ?? 50;
+    const page = q.page ?? 1;
+    return this.done("listIssues", { issues: all.slice((page - 1) * limit, page * limit).map((i) => this.withCount(i)), totalCount: all.length });
+  }
+  async listAllIssues(_r: RepoRef, q: IssueQuery = {}): Promise<HostIssue[]> {
+    this.call("listAllIssues");
+    return this.done(
+      "listAllIssues",
+      [...this.issues.values()]
+        .filter((i) => this.matches(i, { state: "open", ...q }))
+        .sort((a, b) => b.number - a.number)
+        .map((i) => this.withCount(i)),
+    );
+  }
+  async getIssue(_r: RepoRef, index: number): Promise<HostIssue> {
+    this.call("getIssue");
+    return this.done("getIssue", this.withCount(this.issue(index)));
+  }
+  async createIssue(_r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
+    this.call("createIssue");
+    const labels = this.labels.filter((l) => input.labels?.includes(l.id));
+    const number = Math.max(0, ...this.issues.keys()) + 1;
+    return this.done("createIssue", this.withCount(this.addIssue({ number, title: input.title, body: input.body ?? "", labels })));
+  }
+  async editIssue(_r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue> {
+    this.call("editIssue");
+    const before = this.issue(index);
+    const closing = input.state === "closed" && before.state !== "closed";
+    const next: HostIssue = { ...before, ...input, updatedAt: this.now(), ...(closing ? { closedAt: this.now() } : {}) };
+    this.issues.set(index, next);
+    return this.done("editIssue", this.withCount(next));
+  }
+
+  async listComments(_r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
+    this.call("listComments");
+    this.issue(index);
+    const sec = (ms: number) => Math.floor(ms / 1000);
+    const list = (this.comments.get(index) ?? []).filter((c) => {
+      const at = sec(Date.parse(c.updatedAt));
+      return (w.sinceMs === undefined || at >= sec(w.sinceMs)) && (w.beforeMs === undefined || at <= sec(w.beforeMs));
+    });
+    return this.done("listComments", [...list]);
+  }
+  async getComment(_r: RepoRef, id: number): Promise<HostComment> {
+    this.call("getComment");
+    return this.done("getComment", this.commentById(id).comment);
+  }
+  async createComment(_r: RepoRef, index: number, body: string): Promise<HostComment> {
+    this.call("createComment");
+    this.issue(index);
+    return this.done("createComment", this.addComment(index, { body }));
+  }
+  async editComment(_r: RepoRef, id: number, body: string): Promise<HostComment> {
+    this.call("editComment");
+    const { list, at, comment } = this.commentById(id);
+    const next = { ...comment, body, updatedAt: this.now() };
+    list[at] = next;
+    return this.done("editComment", next);
+  }
+  async deleteComment(_r: RepoRef, id: number): Promise<void> {
+    this.call("deleteComment");
+    const { list, at } = this.commentById(id);
+    list.splice(at, 1);
+    this.done("deleteComment", undefined);
+  }
+
+  async listIssueAttachments(_r: RepoRef, index: number): Promise<HostAttachment[]> {
+    this.call("listIssueAttachments");
+    this.issue(index);
+    return this.done("listIssueAttachments", [...(this.attachments.get(index) ?? [])]);
+  }
+  async createIssueAttachment(_r: RepoRef, index: number, name: string, bytes: Uint8Array): Promise<HostAttachment> {
+    this.call("createIssueAttachment");
+    this.issue(index);
+    const id = this.nextId++;
+    const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
+    this.files.set(a.downloadUrl, Uint8Array.from(bytes));
+    this.attachments.set(index, [...(this.attachments.get(index) ?? []), a]);
+    return this.done("createIssueAttachment", a);
+  }
+  async downloadAttachment(url: string): Promise<Buffer> {
+    this.call("downloadAttachment");
+    const bytes = this.files.get(url);
+    if (!bytes) throw notFound(`attachment ${url} not found`);
+    return this.done("downloadAttachment", Buffer.from(bytes));
+  }
+
+  async listLabels(): Promise<HostLabel[]> {
+    this.call("listLabels");
+    return this.done("listLabels", [...this.labels]);
+  }
+  async createLabel(_r: RepoRef, input: { name: string; color: string }): Promise<HostLabel> {
+    this.call("createLabel");
+    const l: HostLabel = { id: this.nextId++, name: input.name, color: input.color };
+    this.labels.push(l);
+    return this.done("createLabel", l);
+  }
+  async addIssueLabels(_r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+    this.call("addIssueLabels");
+    const i = this.issue(index);
+    const add = this.labels.filter((l) => labels.includes(l.id) && !i.labels.some((x) => x.id === l.id));
+    const next = { ...i, labels: [...i.labels, ...add] };
+    this.issues.set(index, next);
+    return this.done("addIssueLabels", next.labels);
+  }
+
+  async listHooks(): Promise<HostHook[]> {
+    this.call("listHooks");
+    return this.done("listHooks", [...this.hooks]);
+  }
+  async createHook(_r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
+    this.call("createHook");
+    const h: HostHook = { id: this.nextId++, ...input };
+    this.hooks.push(h);
+    return this.done("createHook", h);
+  }
+  async deleteHook(_r: RepoRef, id: number): Promise<void> {
+    this.call("deleteHook");
+    const at = this.hooks.findIndex((h) => h.id === id);
+    if (at < 0) throw notFound(`hook ${id} not found`);
+    this.hooks.splice(at, 1);
+    this.done("deleteHook", undefined);
+  }
+
+  async getRepo(r: RepoRef): Promise<HostRepo> {
+    this.call("getRepo");
+    const mode = this.permissions.get(this.login) ?? "owner";
+    const push = mode !== "read" && mode !== "none";
+    return this.done("getRepo", { id: 1, fullName: `${r.owner}/${r.repo}`, private: false, permissions: { admin: mode === "owner" || mode === "admin", push, pull: mode !== "none" } });
+  }
+  async listCollaborators(): Promise<HostUser[]> {
+    this.call("listCollaborators");
+    return this.done(
+      "listCollaborators",
+      [...this.permissions.keys()].map((login, n) => ({ id: n + 2, login })),
+    );
+  }
+  async collaboratorPermission(_r: RepoRef, user: string): Promise<string> {
+    this.call("collaboratorPermission");
+    return this.done("collaboratorPermission", this.permissions.get(user) ?? "none");
+  }
+}
