@@ -91,6 +91,7 @@ export async function createBot(config: BotConfig, deps: { logger: Logger; now?:
       ready: () => ready,
       selfLogin: self,
       ...(store instanceof PostgresProjectionStore ? { storeAvailable: () => store.available } : {}),
+      ...(replica ? { readThrough: (t: SessionTracker) => replica.readThrough(t) } : {}),
       metrics,
       config,
       now,
