@@ -116,6 +116,12 @@ export class ReplicaCoordinator {
   /** Heartbeat, count live replicas, give back one lease above the share. */
   async balance(): Promise<void> {
     this.liveReplicas = await this.store.heartbeat(this.o.replicaId, this.o.leaseTtlMs);
+    // Issues led elsewhere: a rollover there is seen here only through the store (when polling, nothing else tells).
+    for (const t of this.trackers()) {
+      if (t.o.lease.current() !== null) continue;
+      const next = t.successor;
+      if (next === undefined || !this.trackers().some((x) => x.o.repo.owner === t.o.repo.owner && x.o.repo.repo === t.o.repo.repo && x.o.issue === next)) await t.followRollover();
+    }
     const held = this.held().filter((t) => t.successor === undefined);
     if (held.length > this.share()) {
       const give = held[held.length - 1] as SessionTracker;

@@ -52,3 +52,28 @@ describe("ReplicaCoordinator: read-through for a follower's answer", () => {
     expect(reads).toBe(3);
   });
 });
+
+describe("ReplicaCoordinator: a follower learns of a rollover from the store", () => {
+  it("asks each issue it does not lead for its successor, until the successor is watched here too", async () => {
+    const store = { heartbeat: async () => 2 } as unknown as PostgresProjectionStore;
+    const metrics = { leasesHeld: { set: () => {} }, leaseChanges: { inc: () => {} } } as unknown as BotMetrics;
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 50, leaseTtlMs: 1500, logger: pino({ level: "silent" }), metrics });
+    const asked: number[] = [];
+    const watched = [1];
+    const mk = (issue: number, leads: boolean, successor?: number) =>
+      ({
+        successor,
+        followRollover: async () => {
+          asked.push(issue);
+          if (issue === 1) watched.push(2);
+        },
+        o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => (leads ? { token: 1 } : null) } },
+      }) as unknown as SessionTracker;
+    c.attach(() => watched.map((n) => (n === 1 ? mk(1, false, watched.includes(2) ? 2 : undefined) : mk(n, true))));
+    await c.balance();
+    expect(asked).toEqual([1]); // #1 is led by another replica: asked; it names #2, now watched here
+    asked.length = 0;
+    await c.balance();
+    expect(asked).toEqual([]); // #1's successor is watched: not asked again; #2 is led here
+  });
+});
