@@ -15,6 +15,8 @@ export interface ApiDeps {
   metrics: BotMetrics;
   config: Pick<BotConfig, "liveness" | "pollIntervalMs" | "reconcileIntervalMs">;
   now: () => Date;
+  /** Replicas: fold what the issue's leader stored up to now, before a follower answers (ReplicaCoordinator.readThrough). */
+  readThrough?: (t: SessionTracker) => Promise<void>;
 }
 
 /** One GET route of the bot's API: answers from memory, never asks Forgejo. */
@@ -56,6 +58,11 @@ function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: strin
   // Issues that rolled over are answered for by their heads.
   const open = trackers.filter((t) => t.successor === undefined);
   if (open.length === 1) return open[0] as SessionTracker;
+  // Mid-rollover (the successor is opened and being carried into, not watched yet): the newest issue still holds everything.
+  if (open.length === 0) {
+    const newest = newestOfOneRepo(trackers);
+    if (newest) return newest;
+  }
   if (agent !== undefined && session !== undefined) {
     const holding = open.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
     if (holding.length === 1) return holding[0] as SessionTracker;
@@ -127,7 +134,7 @@ export function freshnessBudgetMs(c: Pick<BotConfig, "pollIntervalMs" | "reconci
   return null;
 }
 
-const resume: ApiRoute = (url, res, d) => {
+const resume: ApiRoute = async (url, res, d): Promise<true> => {
   if (!d.ready()) return send(res, 503, { error: "starting: the first read of the session issue is not done" });
   const agent = url.searchParams.get("agent");
   const session = url.searchParams.get("session");
@@ -145,6 +152,15 @@ const resume: ApiRoute = (url, res, d) => {
     d.metrics.resumes.inc({ result: "bad_request" });
     return send(res, t.status, { error: t.error });
   }
+  // A follower replica answers what the leader stored, not what its feed brought a round ago.
+  let readThroughError: string | null = null;
+  if (d.readThrough && t.o.lease.current() === null) {
+    try {
+      await d.readThrough(t);
+    } catch (e) {
+      readThroughError = e instanceof Error ? e.message : String(e);
+    }
+  }
   const now = d.now();
   // The one resume decision (src/projection/resume-decision.ts), from what this process holds of the head.
   const answer = decideResume(agent, t.projection.entry(agent, session), {
@@ -154,11 +170,15 @@ const resume: ApiRoute = (url, res, d) => {
   });
   d.metrics.resumes.inc({ result: answer.checkpoint ? "found" : "fresh" });
   const snap = t.projection.snapshot();
+  const freshness = freshnessOf({ asOf: t.asOf, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: freshnessBudgetMs(d.config), now });
   return send(res, 200, {
     ...answer,
     repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
     issue: t.o.issue,
-    freshness: freshnessOf({ asOf: t.asOf, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: freshnessBudgetMs(d.config), now }),
+    freshness:
+      readThroughError === null
+        ? freshness
+        : { ...freshness, may_be_stale: true, reason: `this replica does not lead the issue and could not read what its leader stored (${readThroughError.slice(0, 200)}): the answer may be behind` },
   });
 };
 

@@ -99,6 +99,7 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
       ready: () => ready,
       selfLogin: self,
       ...(shared ? { storeAvailable: () => shared.available } : {}),
+      ...(replica ? { readThrough: (t: SessionTracker) => replica.readThrough(t) } : {}),
       metrics,
       config,
       now,

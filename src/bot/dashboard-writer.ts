@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { RESUME_INDEX_OPEN, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard } from "../dashboard/index.ts";
+import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard, stampBody } from "../dashboard/index.ts";
 import type { ResumeIndexRef } from "../dashboard/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { commentOnIssue } from "../store/comment-on-issue.ts";
@@ -100,14 +100,22 @@ export class DashboardWriter {
   private heldUntil = 0;
   /** flush() writes through a hold. */
   private forced = false;
+  /** markDirty() calls so far, and the count the index comment was last brought up to date with during a hold. */
+  private dirtyCount = 0;
+  private indexCount = -1;
+  /** What the resume index in the body said (bar the watermark) when this process last wrote it. */
+  private bodyIndexContent: string | null = null;
   writes = 0;
 
   /** The body this process is writing now (its request may be in flight), else null. */
   private writing: string | null = null;
 
-  /** Whether `body` is what this process wrote last or is writing now (not a person's edit). */
+  /**
+   * Whether `body` is what this process wrote last or is writing now, or what another replica of
+   * the bot wrote (its stamp matches, see stampBody): not a person's edit, so no hold.
+   */
   isOwnBody(body: string): boolean {
-    return body === this.writing || (body === this.lastWritten && this.writing === null && this.humanBody === null);
+    return body === this.writing || (body === this.lastWritten && this.writing === null && this.humanBody === null) || (body !== this.lastWritten && bodyStampMatches(body));
   }
 
   /** Whether timed writes are held now (a person edited recently). */
@@ -120,6 +128,12 @@ export class DashboardWriter {
   /** Something changed: write within the window. */
   markDirty(): void {
     this.dirty = true;
+    this.dirtyCount++;
+    // Held: the pending timer waits for the hold's end; the index comment must not (writeIndexThroughHold).
+    if (this.held() && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     this.schedule();
   }
 
@@ -156,7 +170,9 @@ export class DashboardWriter {
 
   private schedule(): void {
     if (this.timer || this.running || this.stopped) return;
-    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now(), this.heldUntil - Date.now());
+    // During a hold the body waits, but the index comment is kept current within the window (writeIndexThroughHold).
+    const holdWait = this.held() && this.indexCount === this.dirtyCount ? this.heldUntil - Date.now() : 0;
+    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now(), holdWait);
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.run();
@@ -189,7 +205,10 @@ export class DashboardWriter {
     let base = read.body;
     if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.author);
     if (!this.forced && this.held()) {
-      this.dirty = true; // written when the hold ends
+      this.dirty = true; // the body is written when the hold ends
+      const asked = this.dirtyCount;
+      await this.writeIndexThroughHold(base);
+      this.indexCount = asked;
       this.o.metrics?.dashboardWrites.inc({ result: "held" });
       return;
     }
@@ -208,7 +227,7 @@ export class DashboardWriter {
       repaired = true;
     }
     this.humanBody = null;
-    const next = spliceDashboard(base, section);
+    const next = stampBody(spliceDashboard(base, section));
     if (!repaired && !dashboardChanged(base, next)) {
       this.o.metrics?.dashboardWrites.inc({ result: "unchanged" });
       return;
@@ -226,10 +245,27 @@ export class DashboardWriter {
       this.writing = null;
     }
     this.lastWritten = next;
+    this.bodyIndexContent = ix?.content ?? null;
     this.o.onWritten?.(next);
     this.writes++;
     this.o.metrics?.dashboardWrites.inc({ result: repaired ? "repaired" : "written" });
     this.o.logger.debug({ issue: this.o.issue, repaired }, "dashboard written");
+  }
+
+  /**
+   * A hold keeps the body as the person's page has it (DEFAULT_DASHBOARD_HOLD_MS), but the resume
+   * index must not wait a minute: it goes to the index comment (a comment edit leaves the body's
+   * content_version alone). When the body points to that comment (a large index) readers follow the
+   * pointer as always; when the body holds a small index inline, the comment is posted (or edited)
+   * after that index's watermark, so it is in the tail a cold reader lists anyway, and readers that
+   * read the index alone take the newer of the two (docs/dashboard.md). Nothing is written while the
+   * index says what the body's index says.
+   */
+  private async writeIndexThroughHold(body: string): Promise<void> {
+    const ix = this.o.resumeIndex?.render();
+    if (!ix || ix.since === null) return;
+    if (extractResumeIndexRef(body) === null && ix.content === this.bodyIndexContent) return;
+    await this.writeIndexComment({ ...ix, since: ix.since }, body);
   }
 
   /**

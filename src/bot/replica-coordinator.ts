@@ -54,13 +54,24 @@ export class ReplicaCoordinator {
     return this.trackers().filter((t) => t.o.lease.current() !== null);
   }
 
-  /** This replica's fair share of leases: the issues over the live replicas, rounded up. */
+  /**
+   * Open heads this replica leads. Issues that rolled over do not count toward the share: they
+   * take no new saves (only a late carry), and counting them kept the leader of a rollover from
+   * taking its own successor (at its share already), so the successor's first dashboard and resume
+   * index waited for another replica to find it.
+   */
+  private heldOpen(): number {
+    return this.held().filter((t) => t.successor === undefined).length;
+  }
+
+  /** This replica's fair share of leases: the open issues over the live replicas, rounded up. */
   share(): number {
-    return Math.max(1, Math.ceil(this.trackers().length / Math.max(1, this.liveReplicas)));
+    const open = this.trackers().filter((t) => t.successor === undefined).length;
+    return Math.max(1, Math.ceil(open / Math.max(1, this.liveReplicas)));
   }
 
   mayTake(): boolean {
-    return !this.stopped && this.held().length < this.share();
+    return !this.stopped && this.heldOpen() < this.share();
   }
 
   async fencedWrite<T>(lease: IssueLease, holder: string, kind: string, write: () => Promise<T>): Promise<T> {
@@ -71,19 +82,47 @@ export class ReplicaCoordinator {
 
   /** Fold what other replicas stored since the last round. */
   async followFeed(): Promise<void> {
-    for (const t of this.trackers()) {
+    for (const t of this.trackers()) await this.followOne(t);
+  }
+
+  /**
+   * Read-through for an answer (`/api/resume` on a replica that does not lead the issue): fold what
+   * the leader stored up to now, so the follower answers what the leader would, not up to a feed
+   * round later. One query of the shared store; nothing is asked of Forgejo.
+   */
+  async readThrough(t: SessionTracker): Promise<void> {
+    await this.followOne(t);
+  }
+
+  /** One tracker's feed, one read at a time (the loop and a read-through share the cursor). */
+  private readonly following = new Map<SessionTracker, Promise<void>>();
+  private followOne(t: SessionTracker): Promise<void> {
+    const prev = this.following.get(t) ?? Promise.resolve();
+    const run = prev.then(async () => {
       const cursor = this.cursors.get(t);
-      if (cursor === undefined) continue;
+      if (cursor === undefined) return;
       const { events, cursor: next } = await this.store.readChanges(t.storeKey, cursor);
       if (events.length) t.fold(events);
       this.cursors.set(t, next);
-    }
+    });
+    const settled = run.catch(() => {}); // the caller sees the error; the chain goes on
+    this.following.set(t, settled);
+    void settled.then(() => {
+      if (this.following.get(t) === settled) this.following.delete(t);
+    });
+    return run;
   }
 
   /** Heartbeat, count live replicas, give back one lease above the share. */
   async balance(): Promise<void> {
     this.liveReplicas = await this.store.heartbeat(this.o.replicaId, this.o.leaseTtlMs);
-    const held = this.held();
+    // Issues led elsewhere: a rollover there is seen here only through the store (when polling, nothing else tells).
+    for (const t of this.trackers()) {
+      if (t.o.lease.current() !== null) continue;
+      const next = t.successor;
+      if (next === undefined || !this.trackers().some((x) => x.o.repo.owner === t.o.repo.owner && x.o.repo.repo === t.o.repo.repo && x.o.issue === next)) await t.followRollover();
+    }
+    const held = this.held().filter((t) => t.successor === undefined);
     if (held.length > this.share()) {
       const give = held[held.length - 1] as SessionTracker;
       await give.o.lease.release();

@@ -596,6 +596,16 @@ export class SessionTracker {
     return this.meta.successor;
   }
 
+  /**
+   * Replicas: a follower's upkeep does not run (maintain() is the writer's), so it learns of a rollover
+   * from the shared store, where the leader recorded the link, and watches the successor too.
+   */
+  async followRollover(): Promise<void> {
+    if (this.stopped) return;
+    await this.refreshMeta();
+    if (this.meta.successor !== undefined) await this.o.rollover.track(this.meta.successor);
+  }
+
   private async refreshMeta(): Promise<void> {
     const meta = await this.o.store.issueMeta(this.storeKey);
     if (JSON.stringify(meta) !== JSON.stringify(this.meta)) {

@@ -3,6 +3,7 @@ export { renderDashboard, renderResumeIndex, DEFAULT_DOCS_URL } from "./render-d
 export type { RenderDashboardOptions } from "./render-dashboard.ts";
 export { spliceDashboard } from "./splice-dashboard.ts";
 export { dashboardChanged } from "./dashboard-changed.ts";
+export { bodyStampMatches, stampBody, unstampBody } from "./body-stamp.ts";
 export { findDashboardSections } from "./find-dashboard-sections.ts";
 export type { DashboardSpan } from "./find-dashboard-sections.ts";
 export { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef } from "./extract-resume-index.ts";

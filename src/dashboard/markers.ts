@@ -12,3 +12,5 @@ export const UPDATED_LINE_PREFIX = "_Updated ";
  * holds the index, and the time a cold reader lists comments from (docs/dashboard.md).
  */
 export const RESUME_INDEX_REF_OPEN = "<!-- checkpost:resume-index-ref ";
+/** Opens the digest line the bot ends its section with (body-stamp.ts): a body any replica wrote, not a person's edit. */
+export const BODY_STAMP_OPEN = "<!-- checkpost:body-sha256 ";

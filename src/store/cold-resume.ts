@@ -158,11 +158,26 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   }
   const records = listed.map(toCommentRecord);
   for (const extra of [...controls, ...skipped, ...(pointed ? [pointed] : [])]) if (!records.some((r) => r.id === extra.id)) records.unshift(extra);
+  // A rewind in the tail (given after the index was written: during a dashboard hold, say) names a
+  // checkpoint older than the tail. Without it the fold cannot place the rewind and would resume past
+  // it, so the target is read by id (deleted, or another issue's: the full read decides).
+  const targets = new Set<number>();
+  for (const c of listed) {
+    const p = parseComment(c.body);
+    if (p.kind === "control" && p.control.agent === input.agent && p.control.session === input.session && p.control.target !== undefined) targets.add(p.control.target);
+  }
+  for (const id of [...targets].filter((id) => !records.some((r) => r.id === id))) {
+    const c = await named(id);
+    if (!c || !commentOnIssue(c, repo, issue)) return full();
+    records.push(toCommentRecord(c));
+  }
   records.sort((a, b) => a.id - b.id);
   const result = answer(records, input, policy, "index");
   if (entry) {
     // Trust the shortcut only when it found what the index promised (or something newer).
-    if (!result.checkpoint || result.checkpoint.commentId < entry.commentId) return full();
+    // Older than the index's is right only when a rewind the read holds went back to it.
+    const rewoundTo = result.directive?.kind === "rewind" ? (result.directive.to?.commentId ?? null) : null;
+    if (!result.checkpoint || (result.checkpoint.commentId < entry.commentId && result.checkpoint.commentId !== rewoundTo)) return full();
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
     if (result.maxEpoch < entry.maxEpoch) return full();
   }

@@ -19,8 +19,8 @@ export interface ForgeWorld {
 }
 
 /** An in-memory embedded Forgejo on a random loopback port with a repo and a session issue. */
-export async function forgeWorld(opts: { withIssue?: boolean } = {}): Promise<ForgeWorld> {
-  const forge = await startForge({ port: 0 });
+export async function forgeWorld(opts: { withIssue?: boolean; clock?: () => number } = {}): Promise<ForgeWorld> {
+  const forge = await startForge({ port: 0, ...(opts.clock ? { clock: opts.clock } : {}) });
   const a = forge.admin;
   a.createUser("agent");
   a.createUser("mallory");

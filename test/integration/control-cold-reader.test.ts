@@ -50,6 +50,21 @@ describe("[CONTROL] through checkpost's cold reader (no bot)", () => {
     expect(next).toMatchObject({ phase: "clone_complete", epoch: 3 });
   });
 
+  it("rewind given after the index was written (a dashboard hold): its target, older than the tail, is read by id", async () => {
+    let offset = 0;
+    world = await forgeWorld({ clock: () => Date.now() + offset });
+    const s = world.store();
+    const first = await s.save({ agent: A, session: "s1", phase: "clone_complete", data: { step: 1 }, epoch: 1, seq: 1 });
+    offset += 10_000; // the first save is seconds older than the index's watermark: not in the tail
+    await s.save({ agent: A, session: "s1", phase: "commit_complete", data: { step: 2 } });
+    await writeIndex(world);
+    offset += 10_000;
+    await control(world, { action: "rewind", target: first.comment_id, targetId: first.checkpoint.id as string, epoch: 2 });
+    const policy = await world.store().policy();
+    const viaIndex = await coldResume({ api: world.api(), repo, issue: world.issue, policy, agent: A, session: "s1", map: MAP });
+    expect(viaIndex).toMatchObject({ via: "index", phase: "clone_complete", state: { step: 1 }, directive: { kind: "rewind", to: { commentId: first.comment_id } } });
+  });
+
   it("pause: resume and save report it; unpause clears it; an outsider's [CONTROL] is ignored", async () => {
     world = await forgeWorld();
     const s = world.store();

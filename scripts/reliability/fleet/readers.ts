@@ -5,13 +5,15 @@
  * ignore any others, so new fields (freshness, as-of, liveness) do not break them.
  */
 import { runCli } from "../../../src/app/cli.ts";
-import { extractResumeIndex } from "../../../src/dashboard/index.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../../../src/bot/dashboard-writer.ts";
+import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef } from "../../../src/dashboard/index.ts";
+import type { ResumeIndex } from "../../../src/dashboard/index.ts";
 import type { IssueHost } from "../../../src/ports/issue-host.ts";
 import { parseComment } from "../../../src/protocol/index.ts";
 import type { PhaseMap } from "../../../src/protocol/index.ts";
 import type { SessionStore } from "../../../src/store/index.ts";
 import type { SeedProcess } from "./seed-process.ts";
-import { API_TOKEN, REPO } from "./world.ts";
+import { API_TOKEN, BOT_LOGIN, REPO } from "./world.ts";
 
 export interface ReaderAnswer {
   n: number | null;
@@ -151,15 +153,40 @@ function directiveFromControl(c: Json): string | null {
   return action === "rewind" ? "rewind" : action === "release" ? "release" : null;
 }
 
-/** The dashboard on the open session issue: its resume index, each pointed comment read for its `n`. */
+/**
+ * The issue's resume index as docs/dashboard.md says to read it alone: the body's (inline, or in
+ * the comment its pointer names), or the bot's index comment when that one is newer (the bot keeps
+ * the index there while a person's edit holds the body). `indexComments`: the bot's index comments
+ * (not events a reader waits for).
+ */
+export async function currentIndex(
+  api: IssueHost,
+  issue: number,
+  body?: string,
+): Promise<{ index: ResumeIndex | null; indexComments: Set<number>; maxId: number; comments: Awaited<ReturnType<IssueHost["listComments"]>> }> {
+  const text = body ?? (await api.getIssue(REPO, issue)).body ?? "";
+  const comments = await api.listComments(REPO, issue);
+  const isIndexComment = (c: (typeof comments)[number]) => c.author === BOT_LOGIN && c.body.startsWith(RESUME_INDEX_COMMENT_HEAD);
+  const indexComments = new Set(comments.filter(isIndexComment).map((c) => c.id));
+  const ref = extractResumeIndexRef(text);
+  const candidates = [
+    extractResumeIndex(text),
+    ...comments.filter((c) => indexComments.has(c.id) || c.id === ref?.comment).map((c) => (isIndexComment(c) ? extractResumeIndexFromComment(c.body) : null)),
+  ];
+  let index: ResumeIndex | null = null;
+  for (const x of candidates) if (x && (!index || x.watermark > index.watermark)) index = x;
+  const maxId = Math.max(0, ...comments.filter((c) => !indexComments.has(c.id)).map((c) => c.id));
+  return { index, indexComments, maxId, comments };
+}
+
+/** The dashboard on the open session issue: its resume index (currentIndex), each pointed comment read for its `n`. */
 export async function dashboard(api: IssueHost, head: number, agents: AgentRef[], bodies: Map<number, number | null>): Promise<ReaderAnswer[]> {
-  let issueBody: string;
+  let index: ResumeIndex | null;
   try {
-    issueBody = (await api.getIssue(REPO, head)).body ?? "";
+    index = (await currentIndex(api, head)).index;
   } catch (e) {
     return agents.map(() => ({ n: null, directive: null, error: e instanceof Error ? e.message : String(e) }));
   }
-  const index = extractResumeIndex(issueBody);
   if (!index) return agents.map(() => ({ n: null, directive: null, error: `no resume index on #${head}` }));
   const out: ReaderAnswer[] = [];
   for (const a of agents) {

@@ -24,7 +24,7 @@ import type { PostgresServer } from "../../../test/helpers/start-postgres.ts";
 import { FleetModel } from "./model.ts";
 import { SeedProcess } from "./seed-process.ts";
 import type { SaveFact, TruthAnswer } from "./model.ts";
-import { apiResume, cliResume, dashboard, libResume, nOf, seedResume, statusJson } from "./readers.ts";
+import { apiResume, cliResume, currentIndex, dashboard, libResume, nOf, seedResume, statusJson } from "./readers.ts";
 import type { AgentRef, CliEnv, ReaderAnswer } from "./readers.ts";
 import { AGENT_LOGINS, BOT_LOGIN, REPO, buildBundles, startWorld } from "./world.ts";
 import type { BotMode, FleetBundles, FleetWorld } from "./world.ts";
@@ -301,6 +301,9 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       saveTimes.set(num, { time: String(r["timestamp"]), forgeMs });
     } else if (w?.kind === "lib") {
       const r = await w.store.save({ agent: s.agent, session: s.session, phase, data });
+      // A plain library save checks the chain's head once a minute (docs/chain.md): one that reached a closed
+      // issue is carried into the head by the bot, and readers are asked once that copy is there.
+      if ((await obsApi.getIssue(REPO, r.issue)).state === "closed") carries.push({ issue: r.issue, commentId: r.comment_id });
       fact = { n: num, phase, epoch: r.checkpoint.epoch ?? 0, commentId: r.comment_id, ...(r.checkpoint.id ? { id: r.checkpoint.id } : {}) };
       saveTimes.set(num, { time: r.checkpoint.timestamp ?? "", forgeMs });
     } else throw new Error(`${s.name} has no worker`);
@@ -347,8 +350,14 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     return true;
   };
 
+  /** The [CONTROL] the bot must record for the step's control (settle waits for it): none when the step gave none. */
+  let expected: ExpectedControl | null = null;
+  /** Saves of the step that reached a closed issue: settle waits for their carried copies. */
+  const carries: { issue: number; commentId: number }[] = [];
   /** A person's control, by checkbox or slash command (a box not on the dashboard: the command instead, counted). */
   const control = async (s: AgentSpec, action: "pause" | "unpause" | "rewind" | "release", target?: SaveFact): Promise<boolean> => {
+    const before = Math.max(0, ...(await obsApi.listComments(REPO, await head())).map((x) => x.id));
+    expected = { agent: s.agent, session: s.session, action, afterId: before };
     const viaBox = rand() < 0.5;
     if (viaBox) {
       const ok = action === "unpause" ? await tick(s, "pause", false) : action === "rewind" ? await tick(s, "rewind", true, target?.n) : await tick(s, action, true);
@@ -359,7 +368,10 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       count("control_box_missing");
     }
     const ref = target ? (target.id ?? (target.commentId !== undefined ? String(target.commentId) : null)) : null;
-    if (action === "rewind" && ref === null) return false;
+    if (action === "rewind" && ref === null) {
+      expected = null;
+      return false;
+    }
     const verb = action === "unpause" ? "resume" : action;
     await slash("alice", `/checkpost ${verb} ${s.agent} ${s.session}${action === "rewind" ? ` ${ref}` : ""}`);
     count(`control_slash_${action}`);
@@ -372,6 +384,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
   c.log(`schedule ${c.i}: workers up in ${Date.now() - tw} ms`);
 
   for (let step = 1; step <= c.o.steps; step++) {
+    expected = null;
     const r = rand();
     const a = pick(agents);
     const s = a.spec;
@@ -432,7 +445,9 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     count(action);
     figures.steps++;
     const t0 = Date.now();
-    const late = await settle(world, c.o.settleMs ?? 4000);
+    const late = await settle(world, c.o.settleMs ?? 4000, expected, carries);
+    expected = null;
+    carries.length = 0;
     if (late !== null) {
       figures.settleTimeouts++;
       c.log(`schedule ${c.i} step ${step}: compared before the bot caught up: ${late}`);
@@ -452,7 +467,16 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
  * and nothing new for a moment (the bot's own comments: controls, carried copies). False when the
  * wait ran out (the readers are compared anyway).
  */
-async function settle(world: FleetWorld, maxMs: number): Promise<string | null> {
+/** A person's control the bot must record as its own [CONTROL] (a fresh one, not a copy carried at a rollover). */
+interface ExpectedControl {
+  agent: string;
+  session: string;
+  action: "pause" | "unpause" | "rewind" | "release";
+  /** The newest comment id before the control was given (ids are global to the forge). */
+  afterId: number;
+}
+
+async function settle(world: FleetWorld, maxMs: number, expected: ExpectedControl | null = null, carries: readonly { issue: number; commentId: number }[] = []): Promise<string | null> {
   const api = world.api("observer");
   const deadline = Date.now() + maxMs;
   let last = "";
@@ -462,9 +486,24 @@ async function settle(world: FleetWorld, maxMs: number): Promise<string | null> 
     await world.dispatcher.idle();
     const { issues } = await api.listIssues(REPO, { state: "all", labels: DEFAULT_SESSION_LABEL });
     const maxId = new Map<number, number>();
-    for (const is of issues) maxId.set(is.number, Math.max(0, ...(await api.listComments(REPO, is.number)).map((x) => x.id)));
     const openHead = Math.max(...issues.filter((x) => x.state === "open").map((x) => x.number));
     const headBody = issues.find((x) => x.number === openHead)?.body ?? "";
+    let indexWatermark = -1;
+    let recorded = expected === null;
+    const uncarried = new Set(carries.map((x) => `from #${x.issue} (comment ${x.commentId})`));
+    // The bot's own index comments are not events to wait for (the index never covers itself).
+    for (const is of issues) {
+      const ci = await currentIndex(api, is.number, is.body ?? "");
+      maxId.set(is.number, ci.maxId);
+      if (is.number === openHead) indexWatermark = ci.index?.watermark ?? -1;
+      for (const x of ci.comments) if (x.author === BOT_LOGIN) for (const u of uncarried) if (x.body.includes(`carried over by checkpost ${u}`)) uncarried.delete(u);
+      if (expected && !recorded)
+        recorded = ci.comments.some((x) => {
+          if (x.id <= expected.afterId || x.author !== BOT_LOGIN || x.body.includes("carried over by checkpost")) return false;
+          const p = parseComment(x.body);
+          return p.kind === "control" && p.control.agent === expected.agent && p.control.session === expected.session && p.control.action === expected.action;
+        });
+    }
     let caughtUp = true;
     let why = "";
     for (const b of world.live()) {
@@ -485,8 +524,14 @@ async function settle(world: FleetWorld, maxMs: number): Promise<string | null> 
         why = `${b.id}: ${e instanceof Error ? e.message : String(e)}`;
       }
     }
-    const m = /<!-- checkpost:resume-index (\{.*?\}) -->/s.exec(headBody);
-    const indexWatermark = m ? ((JSON.parse(m[1] as string) as { watermark?: number }).watermark ?? 0) : -1;
+    if (uncarried.size) {
+      caughtUp = false;
+      why = `a save that reached a closed issue is not carried into the head yet (${[...uncarried].join(", ")})`;
+    }
+    if (!recorded && expected) {
+      caughtUp = false;
+      why = `the bot has not recorded the ${expected.action} of ${expected.agent}/${expected.session} as a [CONTROL] yet`;
+    }
     if (indexWatermark < (maxId.get(openHead) ?? 0)) {
       caughtUp = false;
       why = `the resume index on #${openHead} is at comment ${indexWatermark}, the newest is ${maxId.get(openHead)}`;

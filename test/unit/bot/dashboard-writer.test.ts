@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
-import { DASHBOARD_END, DASHBOARD_START } from "../../../src/dashboard/index.ts";
+import { DASHBOARD_END, DASHBOARD_START, unstampBody } from "../../../src/dashboard/index.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 /** An issue body store with hooks between the writer's read and its write (the race window). */
@@ -41,7 +41,8 @@ describe("DashboardWriter", () => {
     const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 60_000, logger: pino({ level: "silent" }) });
     w.markDirty();
     await w.flush();
-    expect(state.body.startsWith(`Hello\n\n${section(1)}`)).toBe(true);
+    // The bot's stamp line (body-stamp.ts) ends its section.
+    expect(unstampBody(state.body).startsWith(`Hello\n\n${section(1)}`)).toBe(true);
     expect(state.patches).toBe(1);
     w.markDirty();
     await w.flush();

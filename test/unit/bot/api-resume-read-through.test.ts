@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { apiRoutes } from "../../../src/bot/api-routes.ts";
+import type { ApiDeps } from "../../../src/bot/api-routes.ts";
+import { createBotMetrics } from "../../../src/bot/bot-metrics.ts";
+import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+
+/** A follower's tracker: what it holds is the watermark; the leader's newer one arrives only by read-through. */
+function follower(leads: boolean) {
+  const state = { watermark: 10 };
+  const t = {
+    o: { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => (leads ? { token: 1 } : null) } },
+    successor: undefined,
+    asOf: new Date(),
+    projection: { entry: () => null, snapshot: () => ({ watermark: state.watermark, watermarkUpdatedAt: null, entries: [] }) },
+  } as unknown as SessionTracker;
+  return { t, state };
+}
+
+async function ask(d: ApiDeps): Promise<{ status: number; body: Record<string, unknown> }> {
+  let status = 0;
+  let text = "";
+  const res = {
+    writeHead: (s: number) => {
+      status = s;
+    },
+    end: (b: string) => {
+      text = b;
+    },
+  } as unknown as ServerResponse;
+  await (apiRoutes["/api/resume"] as NonNullable<(typeof apiRoutes)[string]>)(new URL("http://x/api/resume?agent=a&session=s"), res, d, {} as IncomingMessage);
+  return { status, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+const deps = (t: SessionTracker, readThrough?: ApiDeps["readThrough"]): ApiDeps => ({
+  trackers: () => [t],
+  ready: () => true,
+  metrics: createBotMetrics(),
+  config: { liveness: { staleAfterMs: 60_000, minStaleMs: 0 } as never, pollIntervalMs: 100, reconcileIntervalMs: 1000 },
+  now: () => new Date(),
+  ...(readThrough ? { readThrough } : {}),
+});
+
+describe("/api/resume on a follower replica", () => {
+  it("reads through to what the leader stored before answering", async () => {
+    const { t, state } = follower(false);
+    const r = await ask(
+      deps(t, async () => {
+        state.watermark = 12;
+      }),
+    );
+    expect(r.status).toBe(200);
+    expect((r.body["freshness"] as { watermark: number }).watermark).toBe(12);
+  });
+
+  it("the leader answers from memory (no read-through)", async () => {
+    const { t } = follower(true);
+    let called = false;
+    await ask(
+      deps(t, async () => {
+        called = true;
+      }),
+    );
+    expect(called).toBe(false);
+  });
+
+  it("says the answer may be behind when the shared store does not answer", async () => {
+    const { t } = follower(false);
+    const r = await ask(
+      deps(t, async () => {
+        throw new Error("connection refused");
+      }),
+    );
+    expect(r.body["freshness"]).toMatchObject({ may_be_stale: true, watermark: 10 });
+    expect(String((r.body["freshness"] as { reason: string }).reason)).toContain("connection refused");
+  });
+});
+
+describe("/api/resume mid-rollover", () => {
+  it("answers from the newest watched issue while its successor is opened but not watched yet (no 400)", async () => {
+    const mk = (issue: number, successor: number) =>
+      ({
+        o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => ({ token: 1 }) } },
+        successor,
+        asOf: new Date(),
+        projection: { entry: () => null, snapshot: () => ({ watermark: issue * 10, watermarkUpdatedAt: null, entries: [] }) },
+      }) as unknown as SessionTracker;
+    const d = { ...deps(mk(1, 2)), trackers: () => [mk(1, 2), mk(2, 3)] };
+    const r = await ask(d);
+    expect(r.status).toBe(200);
+    expect(r.body["issue"]).toBe(2);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import pino from "pino";
+import { ReplicaCoordinator } from "../../../src/bot/replica-coordinator.ts";
+import type { BotMetrics } from "../../../src/bot/bot-metrics.ts";
+import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+import type { PostgresProjectionStore } from "../../../src/postgres-store/postgres-projection-store.ts";
+
+/** Just what the coordinator reads of a tracker: whether this replica leads it, and its successor. */
+const tracker = (leads: boolean, successor?: number) => ({ successor, o: { lease: { current: () => (leads ? { token: 1 } : null) } } }) as unknown as SessionTracker;
+
+describe("ReplicaCoordinator: lease share", () => {
+  it("a rolled-over issue does not count toward the share, so the leader of a rollover may take its successor", () => {
+    const c = new ReplicaCoordinator({} as PostgresProjectionStore, { replicaId: "a", feedIntervalMs: 50, leaseTtlMs: 1500, logger: pino({ level: "silent" }), metrics: {} as BotMetrics });
+    // Two live replicas (the heartbeat's count), this one leads the closed #1; #2 is its new successor, led by nobody.
+    (c as unknown as { liveReplicas: number }).liveReplicas = 2;
+    c.attach(() => [tracker(true, 2), tracker(false)]);
+    expect(c.share()).toBe(1);
+    expect(c.mayTake()).toBe(true);
+    // Leading an open issue already: at its share.
+    c.attach(() => [tracker(true, 2), tracker(true), tracker(false)]);
+    expect(c.mayTake()).toBe(false);
+  });
+});
+
+describe("ReplicaCoordinator: read-through for a follower's answer", () => {
+  it("folds what the leader stored since the feed's last round, once, even beside a feed round", async () => {
+    const stored: { id: number }[] = [];
+    let reads = 0;
+    const store = {
+      feedCursor: async () => 0,
+      readChanges: async (_key: string, cursor: number) => {
+        reads++;
+        await new Promise((r) => setTimeout(r, 5));
+        const events = stored.filter((e) => e.id > cursor);
+        return { events, cursor: Math.max(cursor, ...stored.map((e) => e.id)) };
+      },
+    } as unknown as PostgresProjectionStore;
+    const folded: number[] = [];
+    const t = {
+      storeKey: "o/r#1",
+      successor: undefined,
+      fold: (events: { id: number }[]) => void folded.push(...events.map((e) => e.id)),
+      o: { lease: { current: () => null } },
+    } as unknown as SessionTracker;
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 1500, logger: pino({ level: "silent" }), metrics: {} as BotMetrics });
+    c.attach(() => [t]);
+    await c.beforeStart(t);
+    stored.push({ id: 1 }, { id: 2 });
+    // The leader stored two events; the feed's next round is a minute away: the answer reads them now.
+    await Promise.all([c.readThrough(t), c.followFeed(), c.readThrough(t)]);
+    expect(folded).toEqual([1, 2]);
+    expect(reads).toBe(3);
+  });
+});
+
+describe("ReplicaCoordinator: a follower learns of a rollover from the store", () => {
+  it("asks each issue it does not lead for its successor, until the successor is watched here too", async () => {
+    const store = { heartbeat: async () => 2 } as unknown as PostgresProjectionStore;
+    const metrics = { leasesHeld: { set: () => {} }, leaseChanges: { inc: () => {} } } as unknown as BotMetrics;
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 50, leaseTtlMs: 1500, logger: pino({ level: "silent" }), metrics });
+    const asked: number[] = [];
+    const watched = [1];
+    const mk = (issue: number, leads: boolean, successor?: number) =>
+      ({
+        successor,
+        followRollover: async () => {
+          asked.push(issue);
+          if (issue === 1) watched.push(2);
+        },
+        o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => (leads ? { token: 1 } : null) } },
+      }) as unknown as SessionTracker;
+    c.attach(() => watched.map((n) => (n === 1 ? mk(1, false, watched.includes(2) ? 2 : undefined) : mk(n, true))));
+    await c.balance();
+    expect(asked).toEqual([1]); // #1 is led by another replica: asked; it names #2, now watched here
+    asked.length = 0;
+    await c.balance();
+    expect(asked).toEqual([]); // #1's successor is watched: not asked again; #2 is led here
+  });
+});
