@@ -21,7 +21,7 @@ export class EntryPersistence {
 
   /** Write what the projection folded away, so the next start parses only the newest comments. */
   async storeSealedState(): Promise<void> {
-    this.sealedWrittenAt = Date.now();
+    this.sealedWrittenAt = this.t.now().getTime();
     await this.t.o.store.putProjectionState(this.t.storeKey, JSON.stringify(this.t.projection.sealedState()));
   }
 
@@ -52,7 +52,7 @@ export class EntryPersistence {
         const removed = [...this.persisted.entries()].filter(([k]) => !current.has(k)).map(([, e]) => ({ agent: e.agent, session: e.session }));
         if (changed.length || removed.length) await o.store.putEntries(storeKey, changed, removed);
         this.persisted = current;
-        if (Date.now() - this.sealedWrittenAt >= SEALED_STATE_EVERY_MS) await this.storeSealedState();
+        if (this.t.now().getTime() - this.sealedWrittenAt >= SEALED_STATE_EVERY_MS) await this.storeSealedState();
       })
       .catch((e: unknown) => o.logger.warn({ err: e, issue: key }, "storing entries failed; will retry on the next change"))
       .finally(() => {

@@ -76,7 +76,7 @@ export class TrackerUpkeep {
       });
     }
     const { retentionMs, intervalMs } = o.compaction;
-    if (retentionMs > 0 && Date.now() - this.lastCompactionAt >= intervalMs) await this.compact();
+    if (retentionMs > 0 && this.t.now().getTime() - this.lastCompactionAt >= intervalMs) await this.compact();
     await this.refreshMeta();
   }
 
@@ -101,7 +101,7 @@ export class TrackerUpkeep {
     const { o, storeKey } = this.t;
     const fence = o.lease.current();
     if (!fence) return null;
-    this.lastCompactionAt = Date.now();
+    this.lastCompactionAt = this.t.now().getTime();
     // Page by page into a bounded projection: never every stored body at once.
     const selector = supersededHealthSelector(o.policy, this.t.now().getTime(), o.compaction.retentionMs);
     for (let afterId = 0; ; ) {
