@@ -70,11 +70,31 @@ module.exports = new Proxy({}, { get: (_t, k) => load()[k], has: (_t, k) => k in
     }));
   },
 };
+// pino and its helpers (thread-stream, sonic-boom, the redaction compiler: ~60 KB, a sixth of hot.cjs)
+// load only when a line is logged at the level (src/cli/lazy-logger.ts), which a save at the default
+// `warn` never does. In hot.cjs they still cost their bytes on every call (read, then decoded into the
+// source string V8 keeps), so the logger lives in its own file, hot-log.cjs, required on first use.
+const HOT_LOG = "hot-log.cjs";
+const loggerApart: Plugin = {
+  name: "logger-apart",
+  setup(b) {
+    // A require, not an import(): hot.cjs runs in a vm.Script, which has no dynamic-import callback.
+    b.onResolve({ filter: /\/log\/create-logger\.ts$/ }, () => ({ path: "create-logger", namespace: "logger-apart" }));
+    b.onResolve({ filter: new RegExp(`^\\./${HOT_LOG.replace(".", "\\.")}$`) }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: "logger-apart" }, () => ({ contents: `module.exports = require("./${HOT_LOG}");`, loader: "js" }));
+  },
+};
+await build({
+  ...common,
+  entryPoints: [`${root}src/log/create-logger.ts`],
+  outfile: `${outdir}/${HOT_LOG}`,
+  format: "cjs",
+});
 // The commands agents run on every step (save, health, resume, latest): one CommonJS file, which the
 // bin compiles through V8's code cache (src/cli/code-cache.ts). ESM has no code cache on Node 20.
 await build({
   ...common,
-  plugins: [hotCommandsOnly, lazyChildProcess],
+  plugins: [hotCommandsOnly, lazyChildProcess, loggerApart],
   entryPoints: [`${root}src/app/cli-hot-entry.ts`],
   outfile: `${outdir}/hot.cjs`,
   format: "cjs",

@@ -2,7 +2,8 @@
 // await) so the bin can run it through V8's code cache (src/cli/code-cache.ts) for the commands agents
 // call on every step. Its root holds only what those commands use (the context): the bot's store and
 // the embedded forge stay out of hot.cjs, and src/cli/start.ts sends their commands to main.js.
-import * as z from "zod";
+// First: zod's jitless setting must be in place before any schema is built (see zod-jitless.ts).
+import "./zod-jitless.ts";
 import type { CliRoot } from "../cli/context.ts";
 import { lazyLoggersSettled } from "../cli/lazy-logger.ts";
 import { runCliWith } from "../cli/run-cli.ts";
@@ -18,9 +19,6 @@ const hotRoot: CliRoot = {
   forge: notHot("CliRoot.forge"),
 };
 
-// A one-shot process parses each schema once or twice: zod's JIT (it compiles a parser per object
-// schema with new Function) costs more than it saves here. Same results, only the code path differs.
-z.config({ jitless: true });
 void runCliWith(process.argv.slice(2), processIo(), hotRoot).then(async (code) => {
   process.exitCode = code;
   // The command has finished and awaited all it started. Exit once stdout and stderr are flushed

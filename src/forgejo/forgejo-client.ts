@@ -111,10 +111,19 @@ export class ForgejoClient {
    * server sent one; anything else fails at once. `fn` gets the attempt number.
    */
   async withRetry<T>(fn: (attemptNumber: number) => Promise<T>, label = "request"): Promise<T> {
+    // The first attempt runs outside p-retry, which reads performance.now() on entry: on Node 20 that
+    // loads perf_hooks (about ten internal modules), a cost every one-shot CLI call paid for a retry it
+    // almost never makes (docs/benchmarks.md, "CLI start-up"). Same attempts and delays as before.
+    try {
+      return await fn(1);
+    } catch (e) {
+      if (!isRetryable(e) || this.opts.retries <= 0) throw e;
+      await this.beforeRetry(e as Error, 1, label);
+    }
     return pRetry(
-      async (attemptNumber) => {
+      async (n) => {
         try {
-          return await fn(attemptNumber);
+          return await fn(n + 1);
         } catch (e) {
           // AbortError stops p-retry at once; keep our typed error as its cause.
           if (!isRetryable(e)) throw new AbortError(e as Error);
@@ -122,19 +131,23 @@ export class ForgejoClient {
         }
       },
       {
-        retries: this.opts.retries,
+        retries: this.opts.retries - 1,
         minTimeout: 0,
         maxTimeout: 0,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          if (retriesLeft <= 0) return;
-          const wait = this.retryDelay(error, attemptNumber);
-          this.opts.logger?.warn({ label, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
-          await new Promise((r) => setTimeout(r, wait));
+          if (retriesLeft > 0) await this.beforeRetry(error, attemptNumber + 1, label);
         },
       },
     ).catch((e: unknown) => {
       throw e instanceof AbortError && e.cause instanceof Error ? e.cause : e;
     });
+  }
+
+  /** Wait before the next attempt (throws `error` when its Retry-After is too long to wait). */
+  private async beforeRetry(error: Error, attemptNumber: number, label: string): Promise<void> {
+    const wait = this.retryDelay(error, attemptNumber);
+    this.opts.logger?.warn({ label, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
+    await new Promise((r) => setTimeout(r, wait));
   }
 
   private retryDelay(error: Error, attemptNumber: number): number {

@@ -188,6 +188,15 @@ describe("the packed tarball", () => {
       expect(JSON.parse(all)).toMatchObject({ phase: "clone_complete" });
       const resumed = JSON.parse((await cli("resume", "--agent", "w", "--session", "s", "--map", "implementation-worker")).stdout) as { resume_point: string; state: unknown };
       expect(resumed).toMatchObject({ resume_point: "phase_2_subtasks", state: { step: 3 } });
+      // The logger is not in hot.cjs but in hot-log.cjs, required on the first line logged: --debug reaches it.
+      const debug = await cli("latest", "--agent", "w", "--session", "s", "--debug");
+      const lines = debug.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { msg?: string; path?: string });
+      expect(lines.some((l) => l.msg === "request" && l.path?.includes("/issues"))).toBe(true);
+      expect(debug.stderr).not.toContain("could not load");
+      expect(debug.stderr).not.toContain(world.token);
     });
   });
 

@@ -105,6 +105,20 @@ describe("ForgejoClient", () => {
     expect(client.requestCount).toBe(3);
   });
 
+  it("backs off exponentially from the first failed attempt on (attempts 1, 2, 3 wait 4, 8, 16 ms)", async () => {
+    nock(URL).get("/api/v1/version").times(3).reply(503, {}).get("/api/v1/version").reply(200, { version: "x" });
+    const waits: Array<{ attemptNumber: number; waitMs: number }> = [];
+    const logger = { debug: () => {}, warn: (o: { attemptNumber: number; waitMs: number }) => void waits.push({ attemptNumber: o.attemptNumber, waitMs: o.waitMs }) };
+    const { client, api: a } = api({ retries: 3, minRetryDelayMs: 4, maxRetryDelayMs: 100, random: () => 1, logger });
+    expect(await a.version()).toBe("x");
+    expect(client.requestCount).toBe(4);
+    expect(waits).toEqual([
+      { attemptNumber: 1, waitMs: 4 },
+      { attemptNumber: 2, waitMs: 8 },
+      { attemptNumber: 3, waitMs: 16 },
+    ]);
+  });
+
   it("makes one attempt when retry is off", async () => {
     nock(URL).post("/api/v1/repos/acme/widgets/issues/1/comments").reply(500, {});
     const { client, api: a } = api();
