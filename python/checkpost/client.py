@@ -1,5 +1,5 @@
 """The Client: checkpost's semantics for Python agents (src/store/session-store.ts, cold-resume.ts,
-post-exactly-once.ts, read-directive.ts, with the CLI's phase maps and caches)."""
+post-exactly-once.ts, with the CLI's phase maps and caches)."""
 
 from __future__ import annotations
 

@@ -91,7 +91,8 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
 
   const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
-  const found = await locateIndex(input, meta, signing);
+  const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
+  const found = await locateIndex(input, meta, signing, trusted);
   if (!found) return full();
   const { index } = found;
   if (!index.watermarkUpdatedAt) return full();
@@ -140,7 +141,6 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   if (entry) {
     const c = pointedComment;
     if (!c) return full(); // deleted since the index was written
-    const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
     if (!commentOnIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
     pointed = toCommentRecord(c);
   }
@@ -175,13 +175,16 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
  * comment the section points to (docs/dashboard.md), read with the tail in one request: the list of
  * comments updated since the pointer's `since`, which holds the index comment (the bot edits it after
  * reading up to that time) and everything newer. Listed from this issue's own endpoint, the index
- * comment is on this issue; like the body, only the bot and repo writers can change it, so it is
- * checked exactly as the inline index is. `writtenAt` is when its holder was last updated.
+ * comment is on this issue. It is believed only when a trusted login wrote it (the bot's, which must
+ * be trusted anyway: it writes the carried checkpoints), as the Python client does: a writer can point
+ * the body at a comment of their own. It is then checked exactly as the inline index is.
+ * `writtenAt` is when its holder was last updated.
  */
 async function locateIndex(
   input: ColdResumeInput,
   meta: { body: string; updated_at: string },
   signing: { key: string; scope: string } | undefined,
+  trusted: ReadonlySet<string>,
 ): Promise<{ index: ResumeIndex; writtenAt: string; listed?: { comments: ForgejoComment[]; sinceMs: number } } | null> {
   const inline = extractResumeIndex(meta.body, signing ? { signing } : {});
   if (inline) return { index: inline, writtenAt: meta.updated_at };
@@ -189,7 +192,7 @@ async function locateIndex(
   if (!ref) return null;
   const sinceMs = Date.parse(ref.since);
   const comments = await input.api.listComments(input.repo, input.issue, { since: forgejoTime(sinceMs) });
-  const holder = comments.find((c) => c.id === ref.comment);
+  const holder = comments.find((c) => c.id === ref.comment && trusted.has(c.user.login.toLowerCase()));
   const index = holder ? extractResumeIndexFromComment(holder.body, signing ? { signing } : {}) : null;
   return holder && index ? { index, writtenAt: holder.updated_at, listed: { comments, sinceMs } } : null;
 }
