@@ -3,6 +3,7 @@ import { generateDataset, AGENT_LOGIN } from "../../../bench/data.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { formatCheckpoint } from "../../../src/protocol/index.ts";
 import { renderDashboard, renderResumeIndex } from "../../../src/dashboard/index.ts";
+import { RESUME_INDEX_INLINE_MAX_BYTES } from "../../../src/bot/dashboard-writer.ts";
 
 // Issue 22: every issue_comment delivery and every cold read carries the whole issue body.
 // Targets: the dashboard section ≤ 32 KiB at the bench's 20 agents, ≤ 128 KiB at 10,000 agents.
@@ -19,8 +20,7 @@ describe("the issue body stays small", () => {
     p.replaceAll(ds.comments.map((c, i) => ({ id: i + 1, author: c.login, body: c.body, createdAt: iso(c.at), updatedAt: iso(c.at), htmlUrl: url(i + 1) })));
     const snap = p.snapshot();
     const signing = { resumeIndexSigning: { key: "k", scope: "acme/widgets#1" } };
-    // The bot keeps the index in its comment by default; inline (an older bot's body) it still fits.
-    expect(Buffer.byteLength(renderResumeIndex(snap, signing).text)).toBeLessThanOrEqual(8 * KiB);
+    expect(Buffer.byteLength(renderResumeIndex(snap, signing).text)).toBeLessThanOrEqual(RESUME_INDEX_INLINE_MAX_BYTES); // stays inline
     expect(Buffer.byteLength(renderDashboard(snap, new Date(now), signing))).toBeLessThanOrEqual(32 * KiB);
   });
 
