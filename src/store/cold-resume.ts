@@ -29,7 +29,10 @@ export interface ColdResumeInput {
   fullRead?: boolean;
 }
 
-/** `indexRef`: where the index comment is, for the caller's cache (coldResumeFromHint). */
+/**
+ * `entry`: the agent+session as the read folded it, for the one resume decision (decideResume).
+ * `indexRef`: where the index comment is, for the caller's cache (coldResumeFromHint).
+ */
 export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null; indexRef?: ResumeIndexRef };
 
 type Found = { index: ResumeIndex; writtenAt: string; listed?: { comments: ForgejoComment[]; sinceMs: number }; ref?: ResumeIndexRef };
@@ -132,9 +135,8 @@ export async function coldResumeFromHint(input: ColdResumeInput & { indexHint: R
 /** The answer from a located index, or null when anything does not check out (the caller reads more). */
 async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Found, signing: Signing): Promise<ColdResumeAnswer | null> {
   const { api, repo, issue } = input;
-  const full = async (): Promise<null> => {
-    return null;
-  };
+  // Any doubt: null, and the caller reads more (every comment, or the issue first).
+  const full = async (): Promise<null> => null;
   const { index } = found;
   if (!index.watermarkUpdatedAt) return full();
   // The bot writes the index after reading up to its watermark, so where it is written (the body, or the index comment) was updated no earlier.
