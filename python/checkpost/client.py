@@ -1,5 +1,5 @@
 """The Client: checkpost's semantics for Python agents (src/store/session-store.ts, cold-resume.ts,
-post-exactly-once.ts, read-directive.ts, with the CLI's phase maps and caches)."""
+post-exactly-once.ts, with the CLI's phase maps and caches)."""
 
 from __future__ import annotations
 
@@ -169,6 +169,9 @@ class Client:
         self._issues = _JsonFile(os.path.join(d, "issues.json") if d else None)
         self._logins = _JsonFile(os.path.join(d, "logins.json") if d else None)
         self._writer_file = _JsonFile(os.path.join(d, "writers.json") if d else None)
+        # Where each issue's resume index comment is (src/cli/index-ref-cache.ts): a resume skips the issue read.
+        self._index_refs = _JsonFile(os.path.join(d, "index-refs.json") if d else None)
+        self._index_ref_prefix = "|".join([self._url, owner, repo])
         self._login_looked_up = self._self is not None
         self._head_checked_at = time.monotonic()
         #: the login in use came from the machine's memory, not from Forgejo now (re-checked on a full read)
@@ -560,8 +563,15 @@ class Client:
                 self._learn_self(login.result()["login"])
             return self.policy()
 
-        head = self._head()
-        a = self._cold_resume(head, agent, session, pmap or {}, policy)
+        a: Optional[Dict[str, Any]] = None
+        issue_no = self._issue
+        hint = self._index_ref(issue_no) if issue_no is not None else None
+        if hint is not None and issue_no is not None:
+            # The warm path (SessionStore.resume with indexRefs): no read of the issue; None means the usual read.
+            a = self._cold_resume({"number": issue_no}, agent, session, pmap or {}, policy, hint=hint)
+        head = {"number": issue_no} if a is not None else self._head()
+        if a is None:
+            a = self._cold_resume(head, agent, session, pmap or {}, policy)
         # A remembered login that is wrong (the user was renamed) makes our own checkpoints untrusted, which
         # sends the index path to a full read: only then is it worth a GET /user (as SessionStore.resume).
         if a["via"] == "full" and self._self_remembered:
@@ -569,6 +579,8 @@ class Client:
             self._learn_self(self.api.current_user()["login"])
             if self._self != before:
                 a = self._cold_resume(head, agent, session, pmap or {}, self.policy)
+        if a.get("indexRef") is not None:
+            self._index_refs.set("%s|%d" % (self._index_ref_prefix, head["number"]), a["indexRef"])
         epoch = a["maxEpoch"] + 1
         seq = (a["checkpoint"] or {}).get("seq") or 0
         self._hold(agent, session, epoch, seq + 1)
@@ -583,9 +595,18 @@ class Client:
             out["takeover_comment_id"] = saved["comment_id"]
         return out
 
-    def _cold_resume(self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy], full_read: bool = True) -> Dict[str, Any]:
+    def _index_ref(self, issue: int) -> Optional[Dict[str, Any]]:
+        v = self._index_refs.get("%s|%d" % (self._index_ref_prefix, issue))
+        if isinstance(v, dict) and isinstance(v.get("comment"), int) and not isinstance(v.get("comment"), bool) and v["comment"] > 0 and isinstance(v.get("since"), str):
+            return {"comment": v["comment"], "since": v["since"]}
+        return None
+
+    def _cold_resume(
+        self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy], full_read: bool = True, hint: Optional[Dict[str, Any]] = None
+    ) -> Any:
         """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment (with
-        `full_read=False`: answers nothing instead, `via: "none"`)."""
+        `full_read=False`: answers nothing instead, `via: "none"`). With `hint` (a remembered index
+        comment, coldResumeFromHint): the issue is not read, and any doubt returns None."""
         issue = meta["number"]
 
         def answer(records: List[Dict[str, Any]], policy: Policy, via: str) -> Dict[str, Any]:
@@ -598,11 +619,13 @@ class Client:
 
         policy = policy_fn()
 
-        def full() -> Dict[str, Any]:
+        def full() -> Any:
+            if hint is not None:
+                return None
             return answer(self._read_all(issue), policy, "full") if full_read else answer([], policy, "none")
 
         signing = self._signing(issue)
-        found = self._locate_index(meta, signing, policy)
+        found = self._located_by_hint(issue, hint, signing, policy) if hint is not None else self._locate_index(meta, signing, policy)
         if found is None:
             return full()
         index, written_at, listed = found
@@ -667,7 +690,32 @@ class Client:
                 return full()
             if result["maxEpoch"] < entry["maxEpoch"]:
                 return full()
+        # For the cache: next time, the tail from this index's watermark (its comment is updated no earlier).
+        ref = hint if hint is not None else (RI.extract_resume_index_ref(RI.index_source(meta)) if listed is not None else None)
+        if ref is not None:
+            result["indexRef"] = {"comment": ref["comment"], "since": index["watermarkUpdatedAt"]}
         return result
+
+    def _located_by_hint(
+        self, issue: int, hint: Dict[str, Any], signing: Optional[Dict[str, str]], policy: Policy
+    ) -> Optional[Tuple[Dict[str, Any], str, Optional[Tuple[List[Dict[str, Any]], int]]]]:
+        """The remembered index comment, from one `since` read that also holds the tail; None when it is
+        not there, not by a trusted login, not on this issue, not a (signed, with a key) index, or when a
+        trusted `continued-in` comment says the issue rolled over."""
+        try:
+            since_ms = parse_time_ms(hint["since"])
+        except ValueError:
+            return None  # a damaged cache entry: the usual read
+        comments = self.api.list_comments(self.owner, self.repo, issue, since=forgejo_time(since_ms))
+        if C.successor_named(comments, policy.trusted) is not None:
+            return None
+        holder = next((c for c in comments if c["id"] == hint["comment"]), None)
+        if holder is None or (holder.get("user") or {}).get("login", "").lower() not in policy.trusted:
+            return None
+        if not RI.comment_on_issue(holder, self.owner, self.repo, issue):
+            return None
+        index = RI.extract_resume_index_from_comment(holder.get("body"), signing)
+        return (index, holder["updated_at"], (comments, since_ms)) if index is not None else None
 
     def _locate_index(
         self, meta: Dict[str, Any], signing: Optional[Dict[str, str]], policy: Policy

@@ -10,6 +10,7 @@ import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";
+import { IndexRefCache } from "../cli/index-ref-cache.ts";
 import { WriterMemory } from "../cli/writer-memory.ts";
 import { lazyLogger } from "../cli/lazy-logger.ts";
 import { LoginCache } from "../cli/login-cache.ts";
@@ -56,6 +57,8 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   // The token's login, remembered on this machine: a cold resume then skips GET /user.
   const logins = new LoginCache(env.CHECKPOST_CACHE_DIR, io.env);
   const login = logins.get(url, token);
+  // Where each issue's resume index comment is: a cold resume then skips the read of the issue.
+  const indexRefs = new IndexRefCache(env.CHECKPOST_CACHE_DIR, io.env).forRepo([url, repo.owner, repo.repo].join("|"));
   const make = (issue: number | undefined) =>
     new SessionStore({
       api,
@@ -75,6 +78,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
         }
       },
       ...(issue !== undefined ? { issue } : {}),
+      indexRefs,
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
     });
   const cached = explicit === undefined ? cache.get(cacheKey) : undefined;

@@ -5,7 +5,8 @@ import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
 import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
-import type { ResumeIndex, ResumeIndexEntry } from "../dashboard/index.ts";
+import type { ResumeIndex, ResumeIndexEntry, ResumeIndexRef } from "../dashboard/index.ts";
+import { successorNamed } from "../chain/chain-rules.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
 import { readAllComments } from "./read-all-comments.ts";
@@ -27,8 +28,18 @@ export interface ColdResumeInput {
   fullRead?: boolean;
 }
 
-/** `entry`: the agent+session as the read folded it, for the one resume decision (decideResume). */
-export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null };
+/**
+ * `entry`: the agent+session as the read folded it, for the one resume decision (decideResume).
+ * `indexRef`: where the index comment is, for the caller's cache (coldResumeFromHint).
+ */
+export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null; indexRef?: ResumeIndexRef };
+
+type Found = { index: ResumeIndex; writtenAt: string; listed?: { comments: HostComment[]; sinceMs: number }; ref?: ResumeIndexRef };
+type Signing = { key: string; scope: string } | undefined;
+
+const trustedSet = (policy: TrustPolicy) => new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
+const signingOf = (policy: TrustPolicy, input: ColdResumeInput): Signing =>
+  policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(input.repo.owner, input.repo.repo, input.issue) } : undefined;
 
 function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
   const p = createProjection(policy);
@@ -88,10 +99,43 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
     input.fullRead === false
       ? { ...answer([], input, policy, "full"), via: "none" }
       : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
+  const signing = signingOf(policy, input);
+  const found = await locateIndex(input, meta, signing, trustedSet(policy));
+  return (found && (await fromIndex(input, policy, found, signing))) ?? full();
+}
 
-  const signing = policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(repo.owner, repo.repo, issue) } : undefined;
-  const found = await locateIndex(input, meta, signing);
-  if (!found) return full();
+/**
+ * The warm path: the index comment's id and a `since` remembered from an earlier read of this
+ * issue (the CLI's issue cache) replace the read of the issue. One `since` read returns the index
+ * comment (the bot edits it only after reading up to that time, so it is always listed) and the
+ * tail; a checkpoint older than the tail is fetched by id: at most 2 requests in 2 round trips,
+ * whatever its age, signed or not. The index comment is checked as on the cold path (trusted
+ * author, signature with a key, watermark not after its own `updated_at`, the listed tail reaching
+ * back to the watermark), and so is everything it points to. null (the caller reads the issue and
+ * takes the cold path): the comment is gone, edited by someone else, not an index, the tail has a
+ * hole, a trusted `continued-in` comment says the issue rolled over, or any check fails.
+ */
+export async function coldResumeFromHint(input: ColdResumeInput & { indexHint: ResumeIndexRef }): Promise<ColdResumeAnswer | null> {
+  const sinceMs = Date.parse(input.indexHint.since);
+  if (Number.isNaN(sinceMs)) return null;
+  const comments = await input.api.listComments(input.repo, input.issue, { sinceMs });
+  const policy = await input.policy;
+  const trusted = trustedSet(policy);
+  // Rolled over since: the open head is elsewhere (the caller follows the chain from the issue).
+  if (successorNamed(comments, trusted)) return null;
+  const holder = comments.find((c) => c.id === input.indexHint.comment && trusted.has(c.author.toLowerCase()));
+  if (!holder || !commentOnIssue(holder, input.repo, input.issue)) return null;
+  const signing = signingOf(policy, input);
+  const index = extractResumeIndexFromComment(holder.body, signing ? { signing } : {});
+  if (!index) return null;
+  return fromIndex(input, policy, { index, writtenAt: holder.updatedAt, listed: { comments, sinceMs }, ref: { comment: holder.id, since: input.indexHint.since } }, signing);
+}
+
+/** The answer from a located index, or null when anything does not check out (the caller reads more). */
+async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Found, signing: Signing): Promise<ColdResumeAnswer | null> {
+  const { api, repo, issue } = input;
+  // Any doubt: null, and the caller reads more (every comment, or the issue first).
+  const full = async (): Promise<null> => null;
   const { index } = found;
   if (!index.watermarkUpdatedAt) return full();
   // The bot writes the index after reading up to its watermark, so where it is written (the body, or the index comment) was updated no earlier.
@@ -139,7 +183,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
   if (entry) {
     const c = pointedComment;
     if (!c) return full(); // deleted since the index was written
-    const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
+    const trusted = trustedSet(policy);
     if (!commentOnIssue(c, repo, issue) || !matchesEntry(c, entry, input, trusted)) return full();
     pointed = toCommentRecord(c);
   }
@@ -181,7 +225,8 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
     if (result.maxEpoch < entry.maxEpoch) return full();
   }
-  return result;
+  // For the caller's cache: next time, the tail from this index's watermark (the comment is updated no earlier).
+  return found.ref ? { ...result, indexRef: { comment: found.ref.comment, since: index.watermarkUpdatedAt } } : result;
 }
 
 /**
@@ -189,21 +234,19 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
  * comment the section points to (docs/dashboard.md), read with the tail in one request: the list of
  * comments updated since the pointer's `since`, which holds the index comment (the bot edits it after
  * reading up to that time) and everything newer. Listed from this issue's own endpoint, the index
- * comment is on this issue; like the body, only the bot and repo writers can change it, so it is
- * checked exactly as the inline index is. `writtenAt` is when its holder was last updated.
+ * comment is on this issue. It is believed only when a trusted login wrote it (the bot's, which must
+ * be trusted anyway: it writes the carried checkpoints), as the Python client does: a writer can point
+ * the body at a comment of their own. It is then checked exactly as the inline index is.
+ * `writtenAt` is when its holder was last updated.
  */
-async function locateIndex(
-  input: ColdResumeInput,
-  meta: { body: string; updatedAt: string },
-  signing: { key: string; scope: string } | undefined,
-): Promise<{ index: ResumeIndex; writtenAt: string; listed?: { comments: HostComment[]; sinceMs: number } } | null> {
+async function locateIndex(input: ColdResumeInput, meta: { body: string; updatedAt: string }, signing: Signing, trusted: ReadonlySet<string>): Promise<Found | null> {
   const inline = extractResumeIndex(meta.body, signing ? { signing } : {});
   if (inline) return { index: inline, writtenAt: meta.updatedAt };
   const ref = extractResumeIndexRef(meta.body);
   if (!ref) return null;
   const sinceMs = Date.parse(ref.since);
   const comments = await input.api.listComments(input.repo, input.issue, { sinceMs });
-  const holder = comments.find((c) => c.id === ref.comment);
+  const holder = comments.find((c) => c.id === ref.comment && trusted.has(c.author.toLowerCase()));
   const index = holder ? extractResumeIndexFromComment(holder.body, signing ? { signing } : {}) : null;
-  return holder && index ? { index, writtenAt: holder.updatedAt, listed: { comments, sinceMs } } : null;
+  return holder && index ? { index, writtenAt: holder.updatedAt, listed: { comments, sinceMs }, ref } : null;
 }

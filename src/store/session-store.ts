@@ -11,7 +11,8 @@ import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TI
 import { locateIssue } from "./locate-issue.ts";
 import { postExactlyOnce } from "./post-exactly-once.ts";
 import { toCommentRecord } from "./to-comment-record.ts";
-import { coldResume } from "./cold-resume.ts";
+import { coldResume, coldResumeFromHint } from "./cold-resume.ts";
+import type { ResumeIndexRef } from "../dashboard/index.ts";
 import type { ColdResumeAnswer } from "./cold-resume.ts";
 import { readAllComments } from "./read-all-comments.ts";
 
@@ -32,6 +33,13 @@ export interface SessionStoreOptions {
    * a save's response corrects it, so a renamed user is noticed.
    */
   selfLoginRemembered?: boolean;
+  /**
+   * Where each issue's resume index comment is, remembered between processes (the CLI's
+   * `index-refs.json`): a cold resume of an issue it knows skips the read of the issue (its body is
+   * most of a cold resume's bytes) and takes at most 2 requests (docs/benchmarks.md). Only a hint:
+   * what it names is checked as the body's pointer is, and a stale one costs the usual read.
+   */
+  indexRefs?: { get(issue: number): ResumeIndexRef | undefined; set(issue: number, ref: ResumeIndexRef): void };
   /** Told the token's login whenever Forgejo states it (GET /user, a save's response): the CLI remembers it. */
   onSelfLogin?: (login: string) => void;
   /** CHECKPOST_SIGNING_KEY: sign what we write, believe only what verifies. */
@@ -263,6 +271,36 @@ export class SessionStore {
     // The policy may need GET /user: let it run beside the issue read instead of before it.
     const policy = this.policy();
     policy.catch(() => {}); // awaited inside coldResume; never an unhandled rejection meanwhile
+    const hint = this.o.indexRefs?.get(first);
+    const hinted = hint ? await coldResumeFromHint({ api: this.o.api, repo: this.repo, issue: first, policy, agent, session, map: named?.map ?? {}, indexHint: hint }) : null;
+    const answer = hinted ?? (await this.resumeCold(first, policy, agent, session, named));
+    if (answer.indexRef) this.rememberIndexRef(this.issue ?? first, answer.indexRef);
+    // The one resume decision (src/projection/resume-decision.ts). Liveness is left out: the index path
+    // folds only the tail, and a worker that resumes is alive; status and the API answer it.
+    const { liveness: _l, ...decision } = decideResume(agent, answer.entry, { map: named, now: this.o.now() });
+    // Take over: every resume fences off earlier writers of this agent+session.
+    const { epoch } = decision;
+    const seq = answer.checkpoint?.seq ?? 0;
+    this.writers.set(key(agent, session), { seq, epoch });
+    // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
+    // checkpoint is fenced off even if this worker dies before its first own save.
+    if (opts.takeOver && answer.checkpoint) {
+      const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
+      return { ...decision, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
+    }
+    return { ...decision, via: answer.via };
+  }
+
+  private rememberIndexRef(issue: number, ref: ResumeIndexRef): void {
+    try {
+      this.o.indexRefs?.set(issue, ref);
+    } catch (e) {
+      this.o.logger?.debug({ err: e }, "could not remember the resume index comment; the next resume reads the issue");
+    }
+  }
+
+  /** The cold path: read the issue (following the chain to its open head), then the index and tail, or every comment. */
+  private async resumeCold(first: number, policy: Promise<TrustPolicy>, agent: string, session: string, named: NamedPhaseMap | null): Promise<ColdResumeAnswer> {
     // The open head of the chain: one read when the remembered issue is still open (coldResume reuses it).
     const { head } = await this.followChain(await this.o.api.getIssue(this.repo, first));
     const issue = head.number;
@@ -291,20 +329,7 @@ export class SessionStore {
       this.learnSelf((await this.o.api.currentUser()).login);
       if (this.self !== before) answer = await read(this.policy());
     }
-    // The one resume decision (src/projection/resume-decision.ts). Liveness is left out: the index path
-    // folds only the tail, and a worker that resumes is alive; status and the API answer it.
-    const { liveness: _l, ...decision } = decideResume(agent, answer.entry, { map: named, now: this.o.now() });
-    // Take over: every resume fences off earlier writers of this agent+session.
-    const { epoch } = decision;
-    const seq = answer.checkpoint?.seq ?? 0;
-    this.writers.set(key(agent, session), { seq, epoch });
-    // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
-    // checkpoint is fenced off even if this worker dies before its first own save.
-    if (opts.takeOver && answer.checkpoint) {
-      const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
-      return { ...decision, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
-    }
-    return { ...decision, via: answer.via };
+    return answer;
   }
 
   private readAll(issue: number, issueMeta?: HostIssue) {

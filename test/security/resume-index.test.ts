@@ -4,8 +4,7 @@ import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatControl } from "../../src/protocol/index.ts";
-import { readDirective } from "../../src/store/read-directive.ts";
-import { extractResumeIndex, renderDashboard, resumeIndexScope, spliceDashboard } from "../../src/dashboard/index.ts";
+import { extractResumeIndex, formatResumeIndexRef, renderDashboard, resumeIndexScope, spliceDashboard } from "../../src/dashboard/index.ts";
 import { SessionStore } from "../../src/store/index.ts";
 import type { SessionStoreOptions } from "../../src/store/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "../../src/dashboard/markers.ts";
@@ -139,9 +138,9 @@ describe("a forged resume index never yields a forged answer", () => {
     await s.writeIndex();
     const pause = await s.world.api().createComment(s.repo, other, formatControl({ agent: AGENT, session: "s1", timestamp: "2026-11-29T10:00:00Z", action: "pause", by: "alice" }));
     await s.forge((ix) => Object.assign(ix.entries[0] as object, { controls: [pause.id], directive: { kind: "pause", commentId: pause.id } }));
-    const policy = { trustedAuthors: new Set(["agent"]) };
-    expect((await readDirective(s.world.api(), s.repo, s.world.issue, AGENT, "s1", () => policy)).directive).toBeNull();
     expect(await s.resume()).toMatchObject({ phase: "clone_complete", directive: null, via: "full" });
+    // `checkpost save`'s directive check is this same read (without the full-read fallback).
+    expect((await s.store().save({ agent: AGENT, session: "s1", phase: "subtask_1_complete", data: {} }, { checkDirective: true })).directive).toBeNull();
   });
 
   it("with a key: any rewrite of the signed index (zombie with its fence lowered, older checkpoint) is ignored", async () => {
@@ -160,6 +159,27 @@ describe("a forged resume index never yields a forged answer", () => {
     expect(await s.resume()).toMatchObject({ phase: "subtask_1_complete", via: "full" });
     await s.forge((ix) => delete ix.sig);
     expect(await s.resume()).toMatchObject({ via: "full" });
+  });
+
+  it("pointing the body at an index comment of the writer's own (rolling back to an older checkpoint): refused, full read", async () => {
+    const s = await setup();
+    const c1 = await s.save("clone_complete");
+    await s.save("subtask_1_complete");
+    await s.writeIndex();
+    const api = s.world.api(s.world.strangerToken);
+    const body = (await api.getIssue(s.repo, s.world.issue)).body;
+    const from = body.indexOf(RESUME_INDEX_OPEN);
+    const to = body.indexOf(RESUME_INDEX_CLOSE, from + RESUME_INDEX_OPEN.length) + RESUME_INDEX_CLOSE.length;
+    const ix = JSON.parse(body.slice(from + RESUME_INDEX_OPEN.length, to - RESUME_INDEX_CLOSE.length)) as Record<string, unknown> & { entries: Record<string, unknown>[] };
+    const since = new Date(s.tick()).toISOString();
+    // The older trusted checkpoint, without `at` (fetched by id), the watermark after the newer one.
+    Object.assign(ix.entries[0] as object, { commentId: c1.comment_id, id: c1.checkpoint.id, seq: c1.checkpoint.seq });
+    delete (ix.entries[0] as Record<string, unknown>)["at"];
+    ix.watermarkUpdatedAt = since;
+    s.tick();
+    const hers = await api.createComment(s.repo, s.world.issue, `${RESUME_INDEX_OPEN}${JSON.stringify(ix)}${RESUME_INDEX_CLOSE}`);
+    await api.editIssue(s.repo, s.world.issue, { body: body.slice(0, from) + formatResumeIndexRef({ comment: hers.id, since }) + body.slice(to) });
+    expect(await s.resume()).toMatchObject({ phase: "subtask_1_complete", via: "full" });
   });
 
   it("RESIDUAL without a key (docs/security.md): a writer who rewrites the whole entry rolls the agent back to an older trusted checkpoint", async () => {
