@@ -6,7 +6,7 @@ import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "
 import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../projection-store/index.ts";
 import { issueKey } from "../projection-store/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
-import { carriedBody, carriedFrom } from "../rollover/carried-body.ts";
+import { carriedBody, carriedFrom, carriedOriginal } from "../rollover/carried-body.ts";
 import { formatControl, parseComment, signControl } from "../protocol/index.ts";
 import type { ControlInput } from "../protocol/index.ts";
 import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
@@ -97,12 +97,27 @@ export async function carryNewest(
   const wanted: number[] = [];
   /** Controls in effect (pause, hide, a pending rewind or release): state of the session, carried too (docs/chain.md). */
   const controls = new Set<number>();
+  // A late carry: the successor's newest control per agent+session (a carried copy counts as its original).
+  const headControls = newerThan === undefined ? null : await newestControls(d.store, issueKey(d.repo, successor), d.selfLogin);
   for (const e of snap.entries) {
-    const s = there.get(entryKey(e.agent, e.session));
+    const k = entryKey(e.agent, e.session);
+    const s = there.get(k);
     if (e.latest && e.latest.commentId > (s?.latest?.commentId ?? 0)) wanted.push(e.latest.commentId);
     if (e.health && e.health.commentId > (s?.health?.commentId ?? 0)) wanted.push(e.health.commentId);
-    // Only at the rollover itself: a late carry must not bring back a control the successor has since lifted.
-    if (newerThan === undefined) for (const c of [e.control?.paused, e.control?.hidden, e.control?.pending]) if (c) controls.add(c.commentId), wanted.push(c.commentId);
+    for (const [c, clearedBySignal] of [
+      [e.control?.paused, false],
+      [e.control?.hidden, true],
+      [e.control?.pending, true],
+    ] as const) {
+      if (!c) continue;
+      // At the rollover: every control in effect. Late (a command that reached the old issue as it closed): only
+      // one newer than any control the successor has for the agent+session, so a control lifted there stays
+      // lifted; a rewind, release or hide also newer than the successor's signals, which would have ended it.
+      const bar = headControls === null ? 0 : Math.max(headControls.get(k) ?? 0, clearedBySignal ? Math.max(s?.latest?.commentId ?? 0, s?.health?.commentId ?? 0) : 0);
+      if (c.commentId <= bar) continue;
+      controls.add(c.commentId);
+      wanted.push(c.commentId);
+    }
   }
   // In comment-id order: a control in effect is newer than any signal that would clear it, and a rewind's
   // target is older than the rewind, so each lands on the successor with the same meaning.
@@ -136,6 +151,20 @@ export async function carryNewest(
   }
   d.logger.info({ issue: d.issue, successor, carried: count }, "carried the newest checkpoints, health signals and controls in effect");
   return count;
+}
+
+/** Per agent+session, the id of the newest `[CONTROL]` the bot recorded on an issue (a carried copy: its original's id). */
+async function newestControls(store: CommentLog, key: string, selfLogin: string | undefined): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const self = selfLogin?.toLowerCase();
+  for (const c of await store.comments(key)) {
+    if (c.deleted || c.body === null || c.author.toLowerCase() !== self) continue;
+    const p = parseComment(c.body);
+    if (p.kind !== "control") continue;
+    const k = entryKey(p.control.agent, p.control.session);
+    out.set(k, Math.max(out.get(k) ?? 0, carriedOriginal(c.body) ?? c.id));
+  }
+  return out;
 }
 
 /**

@@ -27,3 +27,9 @@ export function carriedFrom(body: string | null, issue: number): number | null {
   const m = PROVENANCE.exec(body ?? "");
   return m && Number(m[1]) === issue ? Number(m[2]) : null;
 }
+
+/** The original comment id a carried body names, whichever issue it came from; else null. */
+export function carriedOriginal(body: string | null): number | null {
+  const m = PROVENANCE.exec(body ?? "");
+  return m ? Number(m[2]) : null;
+}

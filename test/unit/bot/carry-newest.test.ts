@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { carryNewest } from "../../../src/bot/issue-rollover.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/projection-store/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
+import { formatControl, parseComment } from "../../../src/protocol/index.ts";
 import { carriedBody } from "../../../src/rollover/carried-body.ts";
 import { cpBody } from "../projection/build-comments.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
@@ -42,5 +43,51 @@ describe("carryNewest", () => {
     expect(s.posts).toHaveLength(1);
     expect((await s.store.issueMeta(issueKey(repo, 1))).carried).toEqual([{ from: 5, to: 101 }]);
     expect(await s.run()).toBe(0); // and once only
+  });
+});
+
+/**
+ * A control recorded on the old issue after the rollover (the person's command reached it as it
+ * closed) is state of the session: the late carry (with the head's entries as `newerThan`) brings
+ * it into the head, unless the head already has a newer control for that agent+session.
+ */
+describe("carryNewest, late: a control given on the closed issue", () => {
+  const ctl = (action: "pause" | "unpause", s: number) => formatControl({ agent: "implementation-worker", session: "s1", action, by: "alice", timestamp: t(s) });
+  async function late(headControl: "none" | "newer-unpause") {
+    const store = createSqliteProjectionStore(":memory:");
+    const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    const original = cpBody({ phase: "subtask_1_complete", seq: 1, id: "cp-00000005" });
+    // #1: the checkpoint (5, carried at the rollover as 9), then the bot's [CONTROL] pause (12), late.
+    await store.applyDelivery(issueKey(repo, 1), null, [upsert(5, "worker", original), upsert(12, "bot", ctl("pause", 12))]);
+    await store.updateIssueMeta({ name: lease.name, token: lease.token }, issueKey(repo, 1), { carried: [{ from: 5, to: 9 }] });
+    const head = [upsert(9, "bot", carriedBody(original, { issue: 1, commentId: 5 }))];
+    if (headControl === "newer-unpause") head.push(upsert(14, "bot", ctl("unpause", 14)));
+    await store.applyDelivery(issueKey(repo, 2), null, head);
+    const policy = { trustedAuthors: new Set(["worker", "bot"]) };
+    const snapOf = async (issue: number) => {
+      const p = createProjection(policy);
+      for (const c of await store.comments(issueKey(repo, issue))) p.restore(c);
+      return p.snapshot();
+    };
+    const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+    api.addIssue({ number: 2 });
+    const posts = api.comments.get(2) ?? [];
+    const n = await carryNewest({ api, store, repo, issue: 1, logger: silent, selfLogin: "bot" }, { name: lease.name, token: lease.token }, await snapOf(1), 2, (await snapOf(2)).entries);
+    return { n, posts };
+  }
+
+  it("carries a pause recorded on the closed issue after the rollover into the head", async () => {
+    const r = await late("none");
+    expect(r.n).toBe(1);
+    expect(r.posts).toHaveLength(1);
+    const p = parseComment(r.posts[0]?.body ?? "");
+    expect(p.kind === "control" && p.control.action).toBe("pause");
+  });
+
+  it("leaves it when the head has a newer control for the agent+session (an unpause)", async () => {
+    const r = await late("newer-unpause");
+    expect(r.n).toBe(0);
+    expect(r.posts).toHaveLength(0);
   });
 });
