@@ -15,10 +15,10 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startForge } from "../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../src/forgejo/index.ts";
+import { startForge } from "../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../src/forgejo-client/index.ts";
 import { parseComment } from "../src/protocol/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../src/session-client/index.ts";
 import { type ProcessSummary, type Sample, maxRssMiB, realPython as python, summarizeProcesses } from "./process-samples.ts";
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
  * benchmark checks answers on; the ground truth of each is the newest
  * trusted checkpoint by comment id, known from the generation order.
  */
-import { mulberry32 } from "../src/forge/index.ts";
+import { mulberry32 } from "../src/embedded-forge/index.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../src/protocol/index.ts";
 import type { JsonObject } from "../src/protocol/index.ts";
 

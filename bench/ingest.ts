@@ -7,8 +7,8 @@
  * over keep-alive connections with bounded concurrency.
  */
 import { createHmac, randomUUID } from "node:crypto";
-import type { ForgeServer } from "../src/forge/index.ts";
-import { goJsonIndent } from "../src/forge/index.ts";
+import type { ForgeServer } from "../src/embedded-forge/index.ts";
+import { goJsonIndent } from "../src/embedded-forge/index.ts";
 import { AGENTS, AGENT_LOGIN, HUMAN_LOGIN, createGenerator } from "./data.ts";
 import { httpRequest, keepAliveAgent, percentile } from "./http.ts";
 

@@ -1,5 +1,5 @@
 /** Warm resume through the bot's `/api/resume`: the probes, over keep-alive, client-side latency. */
-import type { ForgeServer } from "../src/forge/index.ts";
+import type { ForgeServer } from "../src/embedded-forge/index.ts";
 import { BENCH_API_TOKEN } from "./bot-harness.ts";
 import type { Probe } from "./data.ts";
 import { refOf } from "./data.ts";

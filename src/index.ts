@@ -3,7 +3,7 @@
 export * from "./protocol/index.ts";
 export * from "./projection/index.ts";
 export * from "./dashboard/index.ts";
-export * from "./forgejo/index.ts";
-export * from "./store/index.ts";
+export * from "./forgejo-client/index.ts";
+export * from "./session-client/index.ts";
 export * from "./errors.ts";
 export { createLogger } from "./log/create-logger.ts";

@@ -1,4 +1,4 @@
-"""The Client: checkpost's semantics for Python agents (src/store/session-store.ts, cold-resume.ts,
+"""The Client: checkpost's semantics for Python agents (src/session-client/session-store.ts, cold-resume.ts,
 post-exactly-once.ts, with the CLI's phase maps and caches)."""
 
 from __future__ import annotations
@@ -405,7 +405,7 @@ class Client:
 
         def run(issue: int) -> Dict[str, Any]:
             # Beside the POST (same latency): is the issue still the open head of the chain? Always with
-            # check_directive, else once a minute (a save stays one request; src/store/session-store.ts).
+            # check_directive, else once a minute (a save stays one request; src/session-client/session-store.ts).
             head_read = _in_thread(lambda: self._get_issue(issue)) if check_directive or self._head_check_due() else None
             comment = self._post_exactly_once(issue, body, marker)
             landed = issue
@@ -604,7 +604,7 @@ class Client:
     def _cold_resume(
         self, meta: Dict[str, Any], agent: str, session: str, pmap: Dict[str, str], policy_fn: Callable[[], Policy], full_read: bool = True, hint: Optional[Dict[str, Any]] = None
     ) -> Any:
-        """src/store/cold-resume.ts: the index shortcut, checked; any doubt reads every comment (with
+        """src/session-client/cold-resume.ts: the index shortcut, checked; any doubt reads every comment (with
         `full_read=False`: answers nothing instead, `via: "none"`). With `hint` (a remembered index
         comment, coldResumeFromHint): the issue is not read, and any doubt returns None."""
         issue = meta["number"]

@@ -1,6 +1,6 @@
 """A thin Forgejo REST client on the standard library: keep-alive connections, retries with jittered
 exponential backoff for network errors, 5xx and 429 (honouring Retry-After), and errors that say what
-to fix (the messages of src/forgejo/forgejo-error.ts)."""
+to fix (the messages of src/forgejo-client/forgejo-error.ts)."""
 
 from __future__ import annotations
 

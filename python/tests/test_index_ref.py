@@ -1,5 +1,5 @@
 """The resume index in the bot's index comment (the body holds `<!-- checkpost:resume-index-ref … -->`):
-the Python cold reader against an in-memory issue, request by request (src/store/cold-resume.ts's rules;
+the Python cold reader against an in-memory issue, request by request (src/session-client/cold-resume.ts's rules;
 docs/dashboard.md, docs/security.md). The parsing itself is in the conformance corpus (index-ref.json)."""
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 /** An embedded Forgejo with one agent user, one repository and the session issue, for the suites. */
-import { startForge } from "../../src/forge/index.ts";
-import type { FaultOptions, ForgeServer } from "../../src/forge/index.ts";
-import type { ForgeOptions } from "../../src/forge/types.ts";
-import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
-import type { ForgejoClientOptions } from "../../src/forgejo/index.ts";
+import { startForge } from "../../src/embedded-forge/index.ts";
+import type { FaultOptions, ForgeServer } from "../../src/embedded-forge/index.ts";
+import type { ForgeOptions } from "../../src/embedded-forge/types.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo-client/index.ts";
+import type { ForgejoClientOptions } from "../../src/forgejo-client/index.ts";
 import type { IssueHost, RepoRef } from "../../src/ports/issue-host.ts";
-import { SessionStore } from "../../src/store/index.ts";
-import type { SessionStoreOptions } from "../../src/store/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
+import type { SessionStoreOptions } from "../../src/session-client/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/session-client/index.ts";
 
 export const AGENT_LOGIN = "agent-bot";
 export const REPO: RepoRef = { owner: AGENT_LOGIN, repo: "work" };

@@ -4,8 +4,8 @@
 import { createRequire } from "node:module";
 import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import { SessionStore } from "../store/index.ts";
+import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { SessionStore } from "../session-client/index.ts";
 import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";

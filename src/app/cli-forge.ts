@@ -2,7 +2,7 @@
 // code that imports the embedded forge; src/cli/ reaches it through CliRoot.forge.
 import type { ForgeFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
-import { forgeCommand } from "../forge/index.ts";
+import { forgeCommand } from "../embedded-forge/index.ts";
 
 /** `checkpost forge --port N [--data DIR] [--user LOGIN] [--repo owner/name]`: the embedded Forgejo on its own. */
 export async function forge(io: CliIo, o: ForgeFlags): Promise<void> {

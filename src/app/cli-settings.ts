@@ -5,9 +5,9 @@ import * as z from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv, RepoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import { createSqliteProjectionStore } from "../projection-store/index.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { createSqliteProjectionStore } from "../bot-state/index.ts";
+import type { ProjectionStore } from "../bot-state/index.ts";
 import type { CliIo } from "../cli/io.ts";
 
 const StoreEnvSchema = z.object({

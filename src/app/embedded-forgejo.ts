@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { startForge } from "../forge/index.ts";
-import type { ForgeServer } from "../forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import { locateIssue } from "../store/index.ts";
+import { startForge } from "../embedded-forge/index.ts";
+import type { ForgeServer } from "../embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { locateIssue } from "../session-client/index.ts";
 
 /** The agents' own user in the demo: write access to the repository, not a site admin. */
 export const DEMO_AGENT_LOGIN = "agent";

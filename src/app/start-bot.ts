@@ -5,15 +5,15 @@ import type { Logger } from "pino";
 import { createBot } from "../bot/create-bot.ts";
 import type { Bot } from "../bot/create-bot.ts";
 import type { BotConfig } from "../bot/bot-config.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo/index.ts";
-import type { PostgresProjectionStore } from "../postgres-store/postgres-projection-store.ts";
-import { createSqliteProjectionStore } from "../projection-store/index.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
+import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import type { PostgresProjectionStore } from "../bot-state/postgres/postgres-projection-store.ts";
+import { createSqliteProjectionStore } from "../bot-state/index.ts";
+import type { ProjectionStore } from "../bot-state/index.ts";
 import { nodeHttpFetch } from "../cli/node-http-fetch.ts";
 
 // Loaded only when a PostgreSQL store may be in use: `pg` loads undici at import, and undici's
 // WebAssembly parser leaves ~25 MiB of native heap resident (bench/memory-probe.ts, docs/benchmarks.md).
-const loadPostgres = () => import("../postgres-store/postgres-projection-store.ts");
+const loadPostgres = () => import("../bot-state/postgres/postgres-projection-store.ts");
 
 export interface StartBotDeps {
   logger: Logger;

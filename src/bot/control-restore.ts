@@ -1,6 +1,6 @@
 import type { AgentEntry, CommentEvent, Projection } from "../projection/index.ts";
 import { entryKey } from "../projection/index.ts";
-import { isProtocolBody } from "../projection-store/index.ts";
+import { isProtocolBody } from "../bot-state/index.ts";
 import type { ControlDesk } from "./control-desk.ts";
 import type { TrackerContext } from "./tracker-context.ts";
 

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { listSessionIssues } from "../store/index.ts";
+import { listSessionIssues } from "../session-client/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { BotConfig } from "./bot-config.ts";
@@ -18,7 +18,7 @@ import { selfCommandIgnored } from "./control-desk.ts";
 import { ReplicaCoordinator } from "./replica-coordinator.ts";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import type { BotState, ReplicaStore } from "../projection-store/index.ts";
+import type { BotState, ReplicaStore } from "../bot-state/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
 
 export interface Bot {

@@ -3,7 +3,7 @@ import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard, stampBody } from "../dashboard/index.ts";
 import type { ResumeIndexRef } from "../dashboard/index.ts";
 import { ForgejoApiError } from "../errors.ts";
-import { commentOnIssue } from "../store/comment-on-issue.ts";
+import { commentOnIssue } from "../session-client/comment-on-issue.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 
 export interface DashboardWriterOptions {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
-import { isSessionIssue } from "../store/index.ts";
+import { isSessionIssue } from "../session-client/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { handleDelivery } from "./handle-delivery.ts";

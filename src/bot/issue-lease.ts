@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Fence, Lease, LeaseStore } from "../projection-store/index.ts";
+import type { Fence, Lease, LeaseStore } from "../bot-state/index.ts";
 
 /**
  * This process's claim to be the one writer of a session issue, kept in the

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { FeedCursor, ReplicaStore } from "../projection-store/index.ts";
-import { StaleLeaseError } from "../projection-store/index.ts";
+import type { FeedCursor, ReplicaStore } from "../bot-state/index.ts";
+import { StaleLeaseError } from "../bot-state/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { IssueLease } from "./issue-lease.ts";
 import type { SessionTracker } from "./session-tracker.ts";

@@ -1,4 +1,4 @@
-import type { StoredComment } from "../projection-store/index.ts";
+import type { StoredComment } from "../bot-state/index.ts";
 import type { TrackerContext } from "./tracker-context.ts";
 
 /** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { LivenessOptions, Projection, TrustPolicy } from "../projection/index.ts";
 import type { RenderDashboardOptions } from "../dashboard/index.ts";
-import type { BotState } from "../projection-store/index.ts";
+import type { BotState } from "../bot-state/index.ts";
 import type { AnomalyLog } from "./anomaly-log.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { DashboardWriter } from "./dashboard-writer.ts";

@@ -6,8 +6,8 @@ import type { BotMetrics } from "./bot-metrics.ts";
 import { SessionTracker } from "./session-tracker.ts";
 import { IssueLease } from "./issue-lease.ts";
 import type { ReplicaCoordinator } from "./replica-coordinator.ts";
-import type { BotState } from "../projection-store/index.ts";
-import { issueKey } from "../projection-store/index.ts";
+import type { BotState } from "../bot-state/index.ts";
+import { issueKey } from "../bot-state/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
 
 export interface TrackerRegistryDeps {

@@ -1,8 +1,8 @@
 import type { ClientEnv, RepoFromEnv } from "../config/env.ts";
 import type { ConfigError } from "../errors.ts";
 import type { IssueHost } from "../ports/issue-host.ts";
-import type { ProjectionStore } from "../projection-store/index.ts";
-import type { SessionStore } from "../store/index.ts";
+import type { ProjectionStore } from "../bot-state/index.ts";
+import type { SessionStore } from "../session-client/index.ts";
 import type { CliIo } from "./io.ts";
 import type { WriterMemory } from "./writer-memory.ts";
 import type { CliLogger } from "./lazy-logger.ts";

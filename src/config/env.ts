@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ConfigError } from "../errors.ts";
-import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../store/defaults.ts";
+import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../session-client/defaults.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/legacy-writers.ts";
 
 const csv = z

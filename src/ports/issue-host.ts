@@ -1,6 +1,6 @@
 /**
  * The issue host port: what checkpost needs from the server that holds the session issue (Forgejo
- * today, src/forgejo/ is the adapter). Records are neutral and camelCase; the adapter validates the
+ * today, src/forgejo-client/ is the adapter). Records are neutral and camelCase; the adapter validates the
  * host's answers with zod and maps its field names, so nothing outside the adapter reads the host's
  * wire format. Types only: importing this module runs no code.
  */

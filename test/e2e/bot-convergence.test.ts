@@ -4,7 +4,7 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { createProjection } from "../../src/projection/index.ts";
-import { toCommentRecord } from "../../src/store/index.ts";
+import { toCommentRecord } from "../../src/session-client/index.ts";
 
 let w: BotWorld;
 afterEach(async () => w?.close());

@@ -7,12 +7,12 @@ import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { startForge } from "../../src/forge/index.ts";
-import type { ForgeServer } from "../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
+import { startForge } from "../../src/embedded-forge/index.ts";
+import type { ForgeServer } from "../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo-client/index.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { formatCheckpoint, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/session-client/index.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 
 const server = testPostgres();

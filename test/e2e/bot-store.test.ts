@@ -6,10 +6,10 @@ import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
-import { toCommentRecord } from "../../src/store/index.ts";
+import { toCommentRecord } from "../../src/session-client/index.ts";
 import { botWorld, SECRET } from "../helpers/bot-world.ts";
 import { runCli } from "../../src/app/cli.ts";
-import { createSqliteProjectionStore } from "../../src/projection-store/index.ts";
+import { createSqliteProjectionStore } from "../../src/bot-state/index.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 
 let w: BotWorld | undefined;

@@ -4,7 +4,7 @@ import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { extractResumeIndex, DASHBOARD_START, DASHBOARD_END } from "../../src/dashboard/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
-import { SessionStore, toCommentRecord } from "../../src/store/index.ts";
+import { SessionStore, toCommentRecord } from "../../src/session-client/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { runCli } from "../../src/app/cli.ts";
 import { commentFixture } from "../../fixtures/index.ts";

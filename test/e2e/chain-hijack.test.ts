@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/session-client/index.ts";
 import { continuedInComment, continuesLine } from "../../src/chain/index.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
-import { SessionStore } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "../../src/dashboard/index.ts";
 import type { ResumeIndexRef } from "../../src/dashboard/index.ts";
-import { ONE_READ_MAX_ID_GAP } from "../../src/store/cold-resume.ts";
+import { ONE_READ_MAX_ID_GAP } from "../../src/session-client/cold-resume.ts";
 
 // Issue 22: with the index comment's id remembered (the CLI's index-refs.json), a cold resume skips
 // the read of the issue: one `since` read (the index comment and the tail), plus the pointed

@@ -11,7 +11,7 @@ import type { BotWorld } from "../helpers/bot-world.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
-import { sourceIndex } from "../../src/forge/task-positions.ts";
+import { sourceIndex } from "../../src/embedded-forge/task-positions.ts";
 
 let w: BotWorld;
 afterEach(async () => w?.close());

@@ -4,7 +4,7 @@ import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { RESUME_INDEX_OPEN, extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef } from "../../src/dashboard/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
-import { SessionStore, toCommentRecord } from "../../src/store/index.ts";
+import { SessionStore, toCommentRecord } from "../../src/session-client/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 
 // Issue 22: a large resume index lives in a comment the bot edits, the body holds only a pointer.

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, pythonUtcIsoformat, signCheckpoint } from "../../src/protocol/index.ts";
 import type { JsonObject } from "../../src/protocol/index.ts";
-import { SessionStore } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { carriedBody } from "../../src/rollover/carried-body.ts";

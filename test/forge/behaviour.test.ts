@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startForge } from "../../src/forge/index.ts";
+import { startForge } from "../../src/embedded-forge/index.ts";
 import { api, asArray, asRecord, seededForge, type Seeded } from "./helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 10, 12, 0, 0); // whole second

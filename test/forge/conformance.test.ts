@@ -6,8 +6,8 @@
  */
 import type { ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FORGE_ROUTES } from "../../src/forge/index.ts";
-import { FORGEJO_METHODS } from "../../src/forge/routes-table.ts";
+import { FORGE_ROUTES } from "../../src/embedded-forge/index.ts";
+import { FORGEJO_METHODS } from "../../src/embedded-forge/routes-table.ts";
 import { api, asArray, asRecord, seededForge, type Reply, type Seeded } from "./helpers.ts";
 import { namedResponseValidator, operation, queryParams, responseValidator, swagger } from "./spec.ts";
 

@@ -1,6 +1,6 @@
 /** Test helpers for the embedded forge: a seeded server and a tiny fetch wrapper. */
-import { startForge, type ForgeServer } from "../../src/forge/index.ts";
-import type { ForgeOptions } from "../../src/forge/index.ts";
+import { startForge, type ForgeServer } from "../../src/embedded-forge/index.ts";
+import type { ForgeOptions } from "../../src/embedded-forge/index.ts";
 
 export interface Seeded {
   forge: ForgeServer;

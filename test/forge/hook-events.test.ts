@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expandHookEvents } from "../../src/forge/hook-events.ts";
-import { ForgeStore } from "../../src/forge/store-sqlite.ts";
+import { expandHookEvents } from "../../src/embedded-forge/hook-events.ts";
+import { ForgeStore } from "../../src/embedded-forge/store-sqlite.ts";
 
 describe("expandHookEvents (routers/api/v1/utils/hook.go:155-217)", () => {
   it("expands issues and pull_request, keeps issues_only narrow, drops unknown names, matches case-insensitively", () => {

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expect, it } from "vitest";
-import { forgeCommand } from "../../src/forge/index.ts";
+import { forgeCommand } from "../../src/embedded-forge/index.ts";
 import { api, asRecord } from "./helpers.ts";
 
 it("forgeCommand creates the first admin, an optional repo, and prints a working token", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { setTaskAt, taskPositions } from "../../src/forge/task-positions.ts";
+import { setTaskAt, taskPositions } from "../../src/embedded-forge/task-positions.ts";
 import { seededForge, type Seeded } from "./helpers.ts";
 
 let s: Seeded;

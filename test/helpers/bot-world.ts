@@ -1,12 +1,12 @@
-import { startForge } from "../../src/forge/index.ts";
-import type { ForgeServer } from "../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
+import { startForge } from "../../src/embedded-forge/index.ts";
+import type { ForgeServer } from "../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo-client/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import type { BotConfig } from "../../src/bot/bot-config.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/session-client/index.ts";
 import { Writable } from "node:stream";
 import type { Logger } from "pino";
 

@@ -1,8 +1,8 @@
-import { startForge } from "../../src/forge/index.ts";
-import type { ForgeServer } from "../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/store/index.ts";
-import type { SessionStoreOptions } from "../../src/store/index.ts";
+import { startForge } from "../../src/embedded-forge/index.ts";
+import type { ForgeServer } from "../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo-client/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/session-client/index.ts";
+import type { SessionStoreOptions } from "../../src/session-client/index.ts";
 
 export interface ForgeWorld {
   forge: ForgeServer;

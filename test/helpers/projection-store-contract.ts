@@ -2,8 +2,8 @@
 // (SQLite in test/unit/projection-store, PostgreSQL in its own test file).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEntry, CommentEvent } from "../../src/projection/index.ts";
-import type { ProjectionStore, ProjectionStoreOptions } from "../../src/projection-store/index.ts";
-import { StaleLeaseError } from "../../src/projection-store/index.ts";
+import type { ProjectionStore, ProjectionStoreOptions } from "../../src/bot-state/index.ts";
+import { StaleLeaseError } from "../../src/bot-state/index.ts";
 
 /** A fresh, empty backing database; `open` may be called several times (several processes on one database). */
 export interface StoreBackend {

@@ -6,7 +6,7 @@ import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
-import { ONE_READ_MAX_ID_GAP } from "../../src/store/cold-resume.ts";
+import { ONE_READ_MAX_ID_GAP } from "../../src/session-client/cold-resume.ts";
 import { runCli } from "../../src/app/cli.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { LoginCache } from "../../src/cli/login-cache.ts";

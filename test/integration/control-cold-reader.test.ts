@@ -4,7 +4,7 @@ import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatControl, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import type { ControlInput } from "../../src/protocol/index.ts";
 import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
-import { coldResume } from "../../src/store/cold-resume.ts";
+import { coldResume } from "../../src/session-client/cold-resume.ts";
 
 let world: ForgeWorld;
 afterEach(async () => world?.close());

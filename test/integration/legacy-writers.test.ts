@@ -9,7 +9,7 @@ import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { commentFixture } from "../../fixtures/index.ts";
 import { describeWithPython3, runPython, seedFunction } from "../unit/helpers/seed-python.ts";
-import { SessionStore } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
 import type { LegacyWriters } from "../../src/projection/index.ts";

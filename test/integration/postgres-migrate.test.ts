@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { migrate } from "../../src/postgres-store/migrate.ts";
-import { MIGRATIONS } from "../../src/postgres-store/migrations.ts";
+import { migrate } from "../../src/bot-state/postgres/migrate.ts";
+import { MIGRATIONS } from "../../src/bot-state/postgres/migrations.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 
 const server = testPostgres();

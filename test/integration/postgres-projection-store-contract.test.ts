@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import pg from "pg";
-import { PostgresProjectionStore } from "../../src/postgres-store/postgres-projection-store.ts";
+import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-projection-store.ts";
 import { projectionStoreContract } from "../helpers/projection-store-contract.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 

@@ -2,9 +2,9 @@
 // ProjectionStore contract itself runs in projection-store-contract tests.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { PostgresProjectionStore } from "../../src/postgres-store/postgres-projection-store.ts";
-import { StoreUnavailableError } from "../../src/postgres-store/store-unavailable-error.ts";
-import { StaleLeaseError } from "../../src/projection-store/index.ts";
+import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-projection-store.ts";
+import { StoreUnavailableError } from "../../src/bot-state/postgres/store-unavailable-error.ts";
+import { StaleLeaseError } from "../../src/bot-state/index.ts";
 import type { CommentEvent } from "../../src/projection/index.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
-import { readAllComments } from "../../src/store/index.ts";
-import { ForgejoApi } from "../../src/forgejo/index.ts";
+import { readAllComments } from "../../src/session-client/index.ts";
+import { ForgejoApi } from "../../src/forgejo-client/index.ts";
 import type { CommentWindow, HostComment, RepoRef } from "../../src/ports/issue-host.ts";
 
 let world: ForgeWorld;

@@ -5,9 +5,9 @@
  * on page 2 was created again), and locating the session issue stopped at the first short page.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startForge, type ForgeServer } from "../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient, hasMorePages, nextPageFromLink } from "../../src/forgejo/index.ts";
-import { locateIssue } from "../../src/store/locate-issue.ts";
+import { startForge, type ForgeServer } from "../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient, hasMorePages, nextPageFromLink } from "../../src/forgejo-client/index.ts";
+import { locateIssue } from "../../src/session-client/locate-issue.ts";
 
 let forge: ForgeServer | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, parseComment } from "../../src/protocol/index.ts";
 import { CheckpointTooLargeError, SessionIssueNotFoundError } from "../../src/errors.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/session-client/index.ts";
 
 let world: ForgeWorld;
 afterEach(async () => world?.close());

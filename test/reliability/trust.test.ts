@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat, signCheckpoint } from "../../src/protocol/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../src/forgejo/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../src/forgejo-client/index.ts";
 import { REPO, startReliabilityWorld } from "../../scripts/reliability/reliability-world.ts";
 import type { ReliabilityWorld } from "../../scripts/reliability/reliability-world.ts";
 

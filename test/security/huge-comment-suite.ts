@@ -5,7 +5,7 @@ import { startBot } from "../../src/app/start-bot.ts";
 import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { SessionStore } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
 
 // Issue 9, attack 1: one comment of ~8 MB by anyone who may comment made every full read fail on
 // Node 20 (octokit's response parser overflows the stack on a ~7.9 MiB string, then hands back the

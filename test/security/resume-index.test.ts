@@ -5,8 +5,8 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatControl } from "../../src/protocol/index.ts";
 import { extractResumeIndex, formatResumeIndexRef, renderDashboard, resumeIndexScope, spliceDashboard } from "../../src/dashboard/index.ts";
-import { SessionStore } from "../../src/store/index.ts";
-import type { SessionStoreOptions } from "../../src/store/index.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
+import type { SessionStoreOptions } from "../../src/session-client/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "../../src/dashboard/markers.ts";
 
 // Issue 9, attack 2: a repo writer who is not a trusted author edits the resume index in the issue

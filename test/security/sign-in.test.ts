@@ -5,8 +5,8 @@
  * process) is measured by `npm run reliability:trust`, not here.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { hashPassword, scryptAsync, verifyPassword } from "../../src/forge/password.ts";
-import { SignInLimiter } from "../../src/forge/sign-in-limit.ts";
+import { hashPassword, scryptAsync, verifyPassword } from "../../src/embedded-forge/password.ts";
+import { SignInLimiter } from "../../src/embedded-forge/sign-in-limit.ts";
 import { seededForge, type Seeded } from "../forge/helpers.ts";
 
 let s: Seeded | undefined;

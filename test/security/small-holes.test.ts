@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.ts";
 import { runCli } from "../../src/app/cli.ts";
-import { startForge, type ForgeServer } from "../../src/forge/index.ts";
+import { startForge, type ForgeServer } from "../../src/embedded-forge/index.ts";
 import { redactUrl } from "../../src/util/redact-url.ts";
 import { api, asRecord, seededForge, type Seeded } from "../forge/helpers.ts";
 import { botWorld, type BotWorld } from "../helpers/bot-world.ts";

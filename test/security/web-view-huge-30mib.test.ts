@@ -3,7 +3,7 @@
  * renders (truncated) instead of answering 500. `npm test` runs the 8 MB case (web-view-xss.test.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { WEB_BODY_LIMIT } from "../../src/forge/web-view.ts";
+import { WEB_BODY_LIMIT } from "../../src/embedded-forge/web-view.ts";
 import { api, asRecord, seededForge, type Seeded } from "../forge/helpers.ts";
 
 let s: Seeded | undefined;

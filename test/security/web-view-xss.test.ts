@@ -5,9 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { renderMarkdown } from "../../src/forge/render-markdown.ts";
-import { isSafeUrl } from "../../src/forge/safe-url.ts";
-import { WEB_BODY_LIMIT, WEB_CSP } from "../../src/forge/web-view.ts";
+import { renderMarkdown } from "../../src/embedded-forge/render-markdown.ts";
+import { isSafeUrl } from "../../src/embedded-forge/safe-url.ts";
+import { WEB_BODY_LIMIT, WEB_CSP } from "../../src/embedded-forge/web-view.ts";
 import { api, asRecord, seededForge, type Seeded } from "../forge/helpers.ts";
 
 interface Vector {

@@ -56,7 +56,7 @@ describe("import rules of src/", () => {
   });
 
   it("only the composition root (src/app/) imports the embedded forge", () => {
-    const importers = new Set(graph.edges.filter((e) => e.to?.startsWith("src/forge/") && !e.from.startsWith("src/forge/")).map((e) => e.from));
+    const importers = new Set(graph.edges.filter((e) => e.to?.startsWith("src/embedded-forge/") && !e.from.startsWith("src/embedded-forge/")).map((e) => e.from));
     expect([...importers].filter((f) => !inApp(f))).toEqual([]);
     // Not vacuous: the root does import it (the demo, `checkpost forge`).
     expect([...importers].filter(inApp).length).toBeGreaterThan(0);

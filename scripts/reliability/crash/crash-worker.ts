@@ -4,10 +4,10 @@
  * Configured by env; reports progress as JSON lines on stdout.
  */
 import { appendFileSync } from "node:fs";
-import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
 import { FRESH_START, IMPLEMENTATION_WORKER_PHASE_MAP } from "../../../src/protocol/index.ts";
 import type { JsonObject } from "../../../src/protocol/index.ts";
-import { SessionStore } from "../../../src/store/index.ts";
+import { SessionStore } from "../../../src/session-client/index.ts";
 import { STEPS, WORKER_AGENT } from "./steps.ts";
 import type { WorkerEvent } from "./steps.ts";
 

@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mulberry32 } from "../../../src/forge/index.ts";
+import { mulberry32 } from "../../../src/embedded-forge/index.ts";
 import { AGENT_LOGIN, REPO, startReliabilityWorld } from "../reliability-world.ts";
 import type { ReliabilityWorld } from "../reliability-world.ts";
 import { judgeTrial } from "./judge-trial.ts";

@@ -1,7 +1,7 @@
 /** The fault suite: N saves through SessionStore.save while the embedded Forgejo injects faults, then an audit. */
 import { parseComment } from "../../../src/protocol/index.ts";
-import { newCheckpointId } from "../../../src/store/index.ts";
-import type { FaultOptions } from "../../../src/forge/index.ts";
+import { newCheckpointId } from "../../../src/session-client/index.ts";
+import type { FaultOptions } from "../../../src/embedded-forge/index.ts";
 import { startReliabilityWorld, REPO } from "../reliability-world.ts";
 
 export interface FaultFigures {

@@ -11,7 +11,7 @@ import type { ResumeIndex } from "../../../src/dashboard/index.ts";
 import type { IssueHost } from "../../../src/ports/issue-host.ts";
 import { parseComment } from "../../../src/protocol/index.ts";
 import type { PhaseMap } from "../../../src/protocol/index.ts";
-import type { SessionStore } from "../../../src/store/index.ts";
+import type { SessionStore } from "../../../src/session-client/index.ts";
 import type { SeedProcess } from "./seed-process.ts";
 import { API_TOKEN, BOT_LOGIN, REPO } from "./world.ts";
 

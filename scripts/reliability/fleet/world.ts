@@ -15,11 +15,11 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
-import { startForge } from "../../../src/forge/index.ts";
-import type { ForgeServer } from "../../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
+import { startForge } from "../../../src/embedded-forge/index.ts";
+import type { ForgeServer } from "../../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
 import type { IssueHost, RepoRef } from "../../../src/ports/issue-host.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../../src/session-client/index.ts";
 import { RoundRobinDispatcher } from "../../../test/helpers/round-robin-dispatcher.ts";
 
 export const SECRET = "fleet-webhook-secret";

@@ -5,18 +5,18 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
-import { startForge } from "../../../src/forge/index.ts";
-import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
-import { PostgresProjectionStore } from "../../../src/postgres-store/postgres-projection-store.ts";
-import type { WriteLogRow } from "../../../src/postgres-store/postgres-projection-store.ts";
+import { startForge } from "../../../src/embedded-forge/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
+import { PostgresProjectionStore } from "../../../src/bot-state/postgres/postgres-projection-store.ts";
+import type { WriteLogRow } from "../../../src/bot-state/postgres/postgres-projection-store.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { AgentEntry } from "../../../src/projection/index.ts";
-import { issueKey } from "../../../src/projection-store/index.ts";
+import { issueKey } from "../../../src/bot-state/index.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../../src/protocol/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, toCommentRecord } from "../../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, toCommentRecord } from "../../../src/session-client/index.ts";
 import { RoundRobinDispatcher } from "../../../test/helpers/round-robin-dispatcher.ts";
 import { startPostgres } from "../../../test/helpers/start-postgres.ts";
-import { mulberry32 } from "../../../src/forge/prng.ts";
+import { mulberry32 } from "../../../src/embedded-forge/prng.ts";
 
 export interface ReplicaChaosOptions {
   /** Comments posted (each one webhook delivery, before duplicates). */

@@ -14,10 +14,10 @@ import { defaultBotConfig } from "../../../src/config/bot-env.ts";
 import type { BotConfig } from "../../../src/bot/bot-config.ts";
 import { runCli } from "../../../src/app/cli.ts";
 import { sha256Hex } from "../../../src/compaction/archive-record.ts";
-import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
 import { createLogger } from "../../../src/log/create-logger.ts";
 import { formatCheckpoint, formatHealth, IMPLEMENTATION_WORKER_PHASE_MAP, pythonUtcIsoformat } from "../../../src/protocol/index.ts";
-import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/store/index.ts";
+import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/session-client/index.ts";
 import { AGENT_LOGIN, REPO, startReliabilityWorld } from "../reliability-world.ts";
 import type { ReliabilityWorld } from "../reliability-world.ts";
 

@@ -1,6 +1,6 @@
 import { compactHealth } from "../../compaction/compact-health.ts";
 import { selectSupersededHealth } from "../../compaction/select-superseded-health.ts";
-import { readAllComments, toCommentRecord } from "../../store/index.ts";
+import { readAllComments, toCommentRecord } from "../../session-client/index.ts";
 import { parseDuration } from "../../util/parse-duration.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";

@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, ForgejoApiError } from "../../errors.ts";
 import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
-import { isSessionIssue, listSessionIssues } from "../../store/index.ts";
+import { isSessionIssue, listSessionIssues } from "../../session-client/index.ts";
 import { redactUrl } from "../../util/redact-url.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";

@@ -5,7 +5,7 @@ import { trustedArchiveRecords, judgeArchive } from "../../compaction/archive-re
 import { ARCHIVE_PREFIX, readArchive } from "../../compaction/compact-health.ts";
 import type { ArchivedComment } from "../../compaction/compact-health.ts";
 import type { TrustPolicy } from "../../projection/index.ts";
-import { readAllComments, toCommentRecord } from "../../store/index.ts";
+import { readAllComments, toCommentRecord } from "../../session-client/index.ts";
 import type { CliContext, CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 import { noCheckpointHint } from "./no-checkpoint-hint.ts";

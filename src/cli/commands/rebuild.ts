@@ -1,5 +1,5 @@
 import { CheckpostError } from "../../errors.ts";
-import { issueKey, rebuildIssue } from "../../projection-store/index.ts";
+import { issueKey, rebuildIssue } from "../../bot-state/index.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
 

@@ -9,8 +9,8 @@
  *   to a method it does not have on a routed path (405, empty body, Allow).
  * A mismatch with the swagger is acceptable only when test/forge/conformance/divergences.ts explains it.
  */
-import { FORGE_ROUTES } from "../../../src/forge/index.ts";
-import { matchRoute } from "../../../src/forge/routes-table.ts";
+import { FORGE_ROUTES } from "../../../src/embedded-forge/index.ts";
+import { matchRoute } from "../../../src/embedded-forge/routes-table.ts";
 import { namedResponseValidator, operation, queryParams, responseValidator } from "../spec.ts";
 import { type Divergence, explain, type MismatchKind } from "./divergences.ts";
 import type { Exchange } from "./proxy.ts";

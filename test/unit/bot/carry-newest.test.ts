@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { carryNewest } from "../../../src/bot/issue-rollover.ts";
-import { createSqliteProjectionStore, issueKey } from "../../../src/projection-store/index.ts";
+import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { formatControl, parseComment } from "../../../src/protocol/index.ts";
 import { carriedBody } from "../../../src/rollover/carried-body.ts";

@@ -3,7 +3,7 @@ import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { IssueLease } from "../../../src/bot/issue-lease.ts";
 import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
-import { MemoryLeaseStore } from "../../../src/projection-store/memory-projection-store.ts";
+import { MemoryLeaseStore } from "../../../src/bot-state/memory-projection-store.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;

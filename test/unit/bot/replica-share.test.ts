@@ -3,7 +3,7 @@ import pino from "pino";
 import { ReplicaCoordinator } from "../../../src/bot/replica-coordinator.ts";
 import type { BotMetrics } from "../../../src/bot/bot-metrics.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
-import type { PostgresProjectionStore } from "../../../src/postgres-store/postgres-projection-store.ts";
+import type { PostgresProjectionStore } from "../../../src/bot-state/postgres/postgres-projection-store.ts";
 
 /** Just what the coordinator reads of a tracker: whether this replica leads it, and its successor. */
 const tracker = (leads: boolean, successor?: number) => ({ successor, o: { lease: { current: () => (leads ? { token: 1 } : null) } } }) as unknown as SessionTracker;

@@ -8,7 +8,7 @@ import { buildDashboardModel } from "../../../src/dashboard/index.ts";
 import { createProjection, decideResume, decideResumeFromComments } from "../../../src/projection/index.ts";
 import type { CommentRecord, TrustPolicy } from "../../../src/projection/index.ts";
 import { formatCheckpoint, formatControl, formatHealth } from "../../../src/protocol/index.ts";
-import { SessionStore } from "../../../src/store/index.ts";
+import { SessionStore } from "../../../src/session-client/index.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 // Issue 18 item 4: the same random histories fed to every reader path must give equal answers:

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { ForgejoApi, ForgejoClient } from "../../../src/forgejo/index.ts";
+import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
 import { ForgejoApiError, ForgejoResponseError } from "../../../src/errors.ts";
 
 const URL = "http://forgejo.test";
@@ -157,7 +157,7 @@ describe("ForgejoClient", () => {
 
 describe("forgejoTime", () => {
   it("floors to the whole second Forgejo compares", async () => {
-    const { forgejoTime } = await import("../../../src/forgejo/index.ts");
+    const { forgejoTime } = await import("../../../src/forgejo-client/index.ts");
     expect(forgejoTime(Date.parse("2026-11-29T10:00:00.999Z"))).toBe("2026-11-29T10:00:00Z");
     expect(forgejoTime(Date.parse("2026-11-29T10:00:01.000Z"))).toBe("2026-11-29T10:00:01Z");
   });

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { advanceWatermark } from "../../../src/projection-store/advance-watermark.ts";
-import { advanceWatermarkAll } from "../../../src/projection-store/advance-watermark-all.ts";
-import type { Watermark } from "../../../src/projection-store/projection-store.ts";
+import { advanceWatermark } from "../../../src/bot-state/advance-watermark.ts";
+import { advanceWatermarkAll } from "../../../src/bot-state/advance-watermark-all.ts";
+import type { Watermark } from "../../../src/bot-state/projection-store.ts";
 
 const T = Date.parse("2026-11-29T10:00:00Z");
 const version = fc.record({ id: fc.integer({ min: 1, max: 50 }), updatedAt: fc.integer({ min: 0, max: 4000 }).map((ms) => new Date(T + ms).toISOString()) });

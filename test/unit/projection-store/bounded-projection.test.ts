@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentEvent, Projection } from "../../../src/projection/index.ts";
-import { createSqliteProjectionStore, parseSealedState } from "../../../src/projection-store/index.ts";
-import type { ProjectionStore } from "../../../src/projection-store/index.ts";
+import { createSqliteProjectionStore, parseSealedState } from "../../../src/bot-state/index.ts";
+import type { ProjectionStore } from "../../../src/bot-state/index.ts";
 import { formatCheckpoint, formatControl, formatHealth } from "../../../src/protocol/index.ts";
 
 const ISSUE = "o/r#1";

@@ -1,9 +1,9 @@
 // Each port of the bot's state has an in-memory fake a test can hand to the one consumer that takes it,
 // typed as the port, with no cast (the whole store's contract is in memory-projection-store.test.ts).
 import { describe, expect, it } from "vitest";
-import type { CommandClaims, CommentLog, EntryView, IssueBookkeeping, LeaseStore } from "../../../src/projection-store/index.ts";
-import { StaleLeaseError, type rebuildIssue } from "../../../src/projection-store/index.ts";
-import { MemoryCommandClaims, MemoryCommentLog, MemoryEntryView, MemoryIssueBookkeeping, MemoryLeaseStore } from "../../../src/projection-store/memory-projection-store.ts";
+import type { CommandClaims, CommentLog, EntryView, IssueBookkeeping, LeaseStore } from "../../../src/bot-state/index.ts";
+import { StaleLeaseError, type rebuildIssue } from "../../../src/bot-state/index.ts";
+import { MemoryCommandClaims, MemoryCommentLog, MemoryEntryView, MemoryIssueBookkeeping, MemoryLeaseStore } from "../../../src/bot-state/memory-projection-store.ts";
 
 const ISSUE = "o/r#1";
 const at = "2026-11-29T10:00:00Z";

@@ -1,6 +1,6 @@
 // The in-memory ProjectionStore (its ports combined) against the same contract as SQLite and PostgreSQL.
-import { createMemoryProjectionStore } from "../../../src/projection-store/index.ts";
-import type { ProjectionStore } from "../../../src/projection-store/index.ts";
+import { createMemoryProjectionStore } from "../../../src/bot-state/index.ts";
+import type { ProjectionStore } from "../../../src/bot-state/index.ts";
 import { projectionStoreContract } from "../../helpers/projection-store-contract.ts";
 
 projectionStoreContract("memory", async () => {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentEvent } from "../../../src/projection/index.ts";
-import { createSqliteProjectionStore } from "../../../src/projection-store/index.ts";
+import { createSqliteProjectionStore } from "../../../src/bot-state/index.ts";
 import { formatCheckpoint, formatHealth } from "../../../src/protocol/index.ts";
 
 const policy = { trustedAuthors: new Set(["agent"]) };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteProjectionStore } from "../../../src/projection-store/index.ts";
+import { createSqliteProjectionStore } from "../../../src/bot-state/index.ts";
 import { projectionStoreContract } from "../../helpers/projection-store-contract.ts";
 
 projectionStoreContract("SQLite file", async () => {

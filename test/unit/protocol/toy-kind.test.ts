@@ -18,7 +18,7 @@ import {
 import type { CommentKind } from "../../../src/protocol/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentRecord } from "../../../src/projection/index.ts";
-import { isProtocolBody } from "../../../src/projection-store/is-protocol-body.ts";
+import { isProtocolBody } from "../../../src/bot-state/is-protocol-body.ts";
 
 const NoteSchema = z.object({ agent: z.string(), session: z.string(), text: z.string() });
 type Note = z.infer<typeof NoteSchema>;

@@ -1,10 +1,10 @@
 import pg from "pg";
 import type { Logger } from "pino";
-import type { ResumeIndex } from "../dashboard/index.ts";
-import type { AgentEntry, CommentEvent, CommentRecord } from "../projection/index.ts";
-import { IssueMetaSchema, StaleLeaseError } from "../projection-store/index.ts";
-import { advanceWatermarkAll } from "../projection-store/advance-watermark-all.ts";
-import { foldStoredComment } from "../projection-store/fold-stored-comment.ts";
+import type { ResumeIndex } from "../../dashboard/index.ts";
+import type { AgentEntry, CommentEvent, CommentRecord } from "../../projection/index.ts";
+import { IssueMetaSchema, StaleLeaseError } from "../index.ts";
+import { advanceWatermarkAll } from "../advance-watermark-all.ts";
+import { foldStoredComment } from "../fold-stored-comment.ts";
 import type {
   ApplyResult,
   CommentQuery,
@@ -19,7 +19,7 @@ import type {
   StoredComment,
   Watermark,
   WriteLogRow,
-} from "../projection-store/index.ts";
+} from "../index.ts";
 import { migrate } from "./migrate.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 

@@ -1,6 +1,6 @@
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent } from "../projection/index.ts";
-import { forEachCommentBatch, toCommentRecord } from "../store/index.ts";
+import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import { issueKey } from "./issue-key.ts";
 import type { CommentLog } from "./projection-store.ts";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { CheckpostError } from "../errors.ts";
+import { CheckpostError } from "../../errors.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import type { Migration } from "./migrations.ts";
 

@@ -1,4 +1,4 @@
-import { CheckpostError } from "../errors.ts";
+import { CheckpostError } from "../../errors.ts";
 
 /**
  * PostgreSQL could not be reached or answered with an error: nothing was

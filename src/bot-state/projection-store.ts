@@ -229,7 +229,7 @@ export interface WriteLogRow {
 }
 
 /**
- * What replicas sharing one store use besides ProjectionStore (PostgreSQL, src/postgres-store/): the
+ * What replicas sharing one store use besides ProjectionStore (PostgreSQL, src/bot-state/postgres/): the
  * change feed of what the others stored, a heartbeat to share the leases out, and the log of Forgejo
  * writes begun under a lease.
  */

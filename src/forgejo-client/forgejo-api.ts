@@ -46,7 +46,7 @@ const Empty = z.unknown();
 
 /**
  * The IssueHost adapter for Forgejo: one function per Forgejo endpoint checkpost uses, each validated
- * with zod and mapped to the port's neutral records (src/forgejo/to-host.ts), so Forgejo's snake_case
+ * with zod and mapped to the port's neutral records (src/forgejo-client/to-host.ts), so Forgejo's snake_case
  * stays here. Forgejo specifics are noted where they differ from GitHub's API.
  */
 export class ForgejoApi implements IssueHost {
