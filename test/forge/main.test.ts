@@ -22,8 +22,8 @@ it("forgeCommand creates the first admin, an optional repo, and prints a working
   }
 });
 
-it("src/forge imports nothing from elsewhere in src/", () => {
-  const root = resolve(import.meta.dirname, "../../src/forge");
+it("src/embedded-forge imports nothing from elsewhere in src/", () => {
+  const root = resolve(import.meta.dirname, "../../src/embedded-forge");
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
