@@ -21,6 +21,8 @@ export async function rebuildIssue(o: { api: IssueHost; store: CommentLog; repo:
     (batch) => {
       const events: CommentEvent[] = batch.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
       folding = folding.then(async () => void (await o.store.applyDelivery(key, null, events)));
+      // Awaited by the reader: it reads no further ahead than this batch (see forEachCommentBatch).
+      return folding;
     },
     o.readWindowSize ? { windowSize: o.readWindowSize } : {},
   );

@@ -265,7 +265,7 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
       await d.store.applyDelivery(key, null, upserts(await d.api.listComments(d.repo, predecessor, { sinceMs: watermark.updatedAtSecond * 1000 })));
     } else {
       const batches: CommentEvent[][] = [];
-      await forEachCommentBatch(d.api, d.repo, predecessor, (b) => batches.push(upserts(b)), d.readWindowSize ? { windowSize: d.readWindowSize } : {});
+      await forEachCommentBatch(d.api, d.repo, predecessor, (b) => void batches.push(upserts(b)), d.readWindowSize ? { windowSize: d.readWindowSize } : {});
       for (const b of batches) await d.store.applyDelivery(key, null, b);
     }
     const p = createProjection(d.policy);

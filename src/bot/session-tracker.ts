@@ -279,6 +279,8 @@ export class SessionTracker implements TrackerContext {
           return { type: "upsert", comment: toCommentRecord(c) };
         });
         folding = folding.then(async () => void (changed = (await this.apply(events)) || changed));
+        // Awaited by the reader: it reads no further ahead than this batch (see forEachCommentBatch).
+        return folding;
       },
       this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
     );

@@ -41,8 +41,11 @@ export async function readAllComments(api: IssueHost, repo: RepoRef, issue: numb
  * a caller that folds them (the bot's projection) never holds the whole list.
  * A comment may come in two batches (a shared boundary second, or an edit
  * during the scan): callers must keep the newest `updated_at` per id.
+ * A promise returned by `onBatch` holds that reader back until it settles:
+ * a caller folding slower than Forgejo answers then holds at most one batch
+ * per reader, not every response read so far.
  */
-export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void, options: ReadAllOptions = {}): Promise<void> {
+export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void | Promise<void>, options: ReadAllOptions = {}): Promise<void> {
   const windowSize = options.windowSize ?? 2000;
   const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
   if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
@@ -61,9 +64,9 @@ export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: 
   const worker = async () => {
     while (next < bounds.length) {
       const [a, b] = bounds[next++] as [number, number];
-      onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, beforeMs: b * 1000 }));
+      await onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, beforeMs: b * 1000 }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));
-  onBatch(await api.listComments(repo, issue, { sinceMs: scanStart * 1000 }));
+  await onBatch(await api.listComments(repo, issue, { sinceMs: scanStart * 1000 }));
 }

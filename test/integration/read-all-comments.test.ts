@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
-import { readAllComments } from "../../src/session-client/index.ts";
+import { forEachCommentBatch, readAllComments } from "../../src/session-client/index.ts";
 import { ForgejoApi } from "../../src/forgejo-client/index.ts";
 import type { CommentWindow, HostComment, RepoRef } from "../../src/ports/issue-host.ts";
 
@@ -59,5 +59,41 @@ describe("readAllComments", () => {
     const got = await readAllComments(spy, repo, world.issue, { windowSize: 50, concurrency: 1 });
     expect(got.find((c) => c.id === first.id)?.body).toBe("edited during the scan");
     expect(got).toHaveLength(300);
+  });
+
+  it("reads no further while a batch's fold is pending (forEachCommentBatch)", async () => {
+    world = await forgeWorld();
+    seed(world, 400);
+    const api = world.api();
+    const meta = await api.getIssue(repo, world.issue);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let batches = 0;
+    let ids = 0;
+    let firstBatchIn!: () => void;
+    const firstBatch = new Promise<void>((r) => (firstBatchIn = r));
+    const before = api.client.requestCount;
+    const done = forEachCommentBatch(
+      api,
+      repo,
+      world.issue,
+      (list) => {
+        batches++;
+        ids += list.length;
+        firstBatchIn();
+        return held;
+      },
+      { windowSize: 50, concurrency: 2, issueMeta: meta },
+    );
+    await firstBatch;
+    // Give the other reader time to answer and block too; no third request may go out meanwhile.
+    await new Promise<void>((r) => setImmediate(r));
+    await api.listComments(repo, world.issue, { sinceMs: 0, beforeMs: 1000 });
+    expect(api.client.requestCount - before).toBeLessThanOrEqual(3);
+    expect(batches).toBeLessThanOrEqual(2);
+    release();
+    await done;
+    expect(batches).toBeGreaterThan(5);
+    expect(ids).toBeGreaterThanOrEqual(400);
   });
 });
