@@ -20,15 +20,18 @@ export interface BodySizeResult {
 const url = (id: number) => `https://forgejo.example.org/acme/widgets/issues/1#issuecomment-${id}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function measureBodySize(): BodySizeResult {
-  const now = Date.parse("2026-12-01T12:00:00Z");
+/** The bench's 20 agents: its data set of 1,000 comments, projected (test/unit/dashboard/body-size.test.ts too). */
+export function benchAgentsProjection(now: number) {
   const ds = generateDataset(1000, now, 42);
-  const small = createProjection({ trustedAuthors: new Set([AGENT_LOGIN]) });
-  small.replaceAll(ds.comments.map((c, i) => ({ id: i + 1, author: c.login, body: c.body, createdAt: iso(c.at), updatedAt: iso(c.at), htmlUrl: url(i + 1) })));
-  const agents20Bytes = Buffer.byteLength(renderDashboard(small.snapshot(), new Date(now), { resumeIndexSigning: { key: "k", scope: "acme/widgets#1" } }));
-  const t0 = Date.parse("2026-12-01T00:00:00Z");
-  const big = createProjection({ trustedAuthors: new Set(["agent"]) });
-  big.replaceAll(
+  const p = createProjection({ trustedAuthors: new Set([AGENT_LOGIN]) });
+  p.replaceAll(ds.comments.map((c, i) => ({ id: i + 1, author: c.login, body: c.body, createdAt: iso(c.at), updatedAt: iso(c.at), htmlUrl: url(i + 1) })));
+  return p;
+}
+
+/** 10,000 agents, one checkpoint each, a second apart from t0 (test/unit/dashboard/body-size.test.ts too). */
+export function tenThousandAgentsProjection(t0: number) {
+  const p = createProjection({ trustedAuthors: new Set(["agent"]) });
+  p.replaceAll(
     Array.from({ length: 10_000 }, (_, i) => ({
       id: i + 1,
       author: "agent",
@@ -38,7 +41,15 @@ export function measureBodySize(): BodySizeResult {
       htmlUrl: url(i + 1),
     })),
   );
-  const snap = big.snapshot();
+  return p;
+}
+
+export function measureBodySize(): BodySizeResult {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  const small = benchAgentsProjection(now);
+  const agents20Bytes = Buffer.byteLength(renderDashboard(small.snapshot(), new Date(now), { resumeIndexSigning: { key: "k", scope: "acme/widgets#1" } }));
+  const t0 = Date.parse("2026-12-01T00:00:00Z");
+  const snap = tenThousandAgentsProjection(t0).snapshot();
   const index = renderResumeIndex(snap);
   const agents10kBytes = Buffer.byteLength(renderDashboard(snap, new Date(t0 + 10_001_000), { resumeIndexRef: { comment: 10_001, since: index.since ?? "" } }));
   return { agents20Bytes, agents10kBytes, index10kBytes: Buffer.byteLength(index.text) };

@@ -140,17 +140,7 @@ def extract_resume_index_ref(body: Optional[str]) -> Optional[Dict[str, Any]]:
     section = _first_dashboard_section(body)
     if section is None:
         return None
-    op = section.find(RESUME_INDEX_REF_OPEN)
-    if op < 0 or section.find(RESUME_INDEX_REF_OPEN, op + 1) >= 0:
-        return None
-    frm = op + len(RESUME_INDEX_REF_OPEN)
-    close = section.find(RESUME_INDEX_CLOSE, frm)
-    if close < 0:
-        return None
-    try:
-        raw = P.js_number_normal(json.loads(section[frm:close], parse_constant=P._reject_constant))
-    except ValueError:
-        return None
+    raw = _one_json_after(section, RESUME_INDEX_REF_OPEN)
     if not isinstance(raw, dict) or not _is_int(raw.get("comment"), 1):
         return None
     since = raw.get("since")
@@ -159,20 +149,26 @@ def extract_resume_index_ref(body: Optional[str]) -> Optional[Dict[str, Any]]:
     return {"comment": raw["comment"], "since": since}
 
 
-def _index_in(section: str, signing: Optional[Dict[str, str]]) -> Optional[Dict[str, Any]]:
-    """The one index in `section` (a dashboard section or an index comment), checked."""
-    op = section.find(RESUME_INDEX_OPEN)
-    if op < 0 or section.find(RESUME_INDEX_OPEN, op + 1) >= 0:
+def _one_json_after(section: str, marker: str) -> Any:
+    """The JSON between the one `marker` in `section` and the close after it; None when the marker is
+    missing or repeated, the close is missing, or the JSON does not parse."""
+    op = section.find(marker)
+    if op < 0 or section.find(marker, op + 1) >= 0:
         return None
-    frm = op + len(RESUME_INDEX_OPEN)
+    frm = op + len(marker)
     close = section.find(RESUME_INDEX_CLOSE, frm)
     if close < 0:
         return None
     try:
         # As JSON.parse holds it: an integral 12.0 is 12, so it validates and re-signs as TypeScript does.
-        raw = P.js_number_normal(json.loads(section[frm:close], parse_constant=P._reject_constant))
+        return P.js_number_normal(json.loads(section[frm:close], parse_constant=P._reject_constant))
     except ValueError:
         return None
+
+
+def _index_in(section: str, signing: Optional[Dict[str, str]]) -> Optional[Dict[str, Any]]:
+    """The one index in `section` (a dashboard section or an index comment), checked."""
+    raw = _one_json_after(section, RESUME_INDEX_OPEN)
     if not isinstance(raw, dict) or raw.get("v") != 1 or not _is_int(raw.get("watermark"), 0):
         return None
     if "watermarkUpdatedAt" in raw and not _is_time(raw["watermarkUpdatedAt"]):

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateDataset, AGENT_LOGIN } from "../../../bench/data.ts";
-import { createProjection } from "../../../src/projection/index.ts";
-import { formatCheckpoint } from "../../../src/protocol/index.ts";
+import { benchAgentsProjection, tenThousandAgentsProjection } from "../../../bench/body-size.ts";
 import { renderDashboard, renderResumeIndex } from "../../../src/dashboard/index.ts";
 import { RESUME_INDEX_INLINE_MAX_BYTES } from "../../../src/bot/dashboard-writer.ts";
 
@@ -9,16 +7,11 @@ import { RESUME_INDEX_INLINE_MAX_BYTES } from "../../../src/bot/dashboard-writer
 // Targets: the dashboard section ≤ 32 KiB at the bench's 20 agents, ≤ 128 KiB at 10,000 agents.
 
 const KiB = 1024;
-const url = (id: number) => `https://forgejo.example.org/acme/widgets/issues/1#issuecomment-${id}`;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe("the issue body stays small", () => {
   it("≤ 32 KiB at the bench's 20 agents (inline index included)", () => {
     const now = Date.parse("2026-12-01T12:00:00Z");
-    const ds = generateDataset(1000, now, 42);
-    const p = createProjection({ trustedAuthors: new Set([AGENT_LOGIN]) });
-    p.replaceAll(ds.comments.map((c, i) => ({ id: i + 1, author: c.login, body: c.body, createdAt: iso(c.at), updatedAt: iso(c.at), htmlUrl: url(i + 1) })));
-    const snap = p.snapshot();
+    const snap = benchAgentsProjection(now).snapshot();
     const signing = { resumeIndexSigning: { key: "k", scope: "acme/widgets#1" } };
     expect(Buffer.byteLength(renderResumeIndex(snap, signing).text)).toBeLessThanOrEqual(RESUME_INDEX_INLINE_MAX_BYTES); // stays inline
     expect(Buffer.byteLength(renderDashboard(snap, new Date(now), signing))).toBeLessThanOrEqual(32 * KiB);
@@ -26,18 +19,7 @@ describe("the issue body stays small", () => {
 
   it("≤ 128 KiB at 10,000 agents, where the index (over 1 MB) is in its comment", () => {
     const t0 = Date.parse("2026-12-01T00:00:00Z");
-    const p = createProjection({ trustedAuthors: new Set(["agent"]) });
-    p.replaceAll(
-      Array.from({ length: 10_000 }, (_, i) => ({
-        id: i + 1,
-        author: "agent",
-        body: formatCheckpoint({ agent: `worker-${String(i).padStart(5, "0")}`, session: `sess-${i}-2026`, phase: "subtask_1_complete", timestamp: iso(t0 + i * 1000), data: { i } }),
-        createdAt: iso(t0 + i * 1000),
-        updatedAt: iso(t0 + i * 1000),
-        htmlUrl: url(i + 1),
-      })),
-    );
-    const snap = p.snapshot();
+    const snap = tenThousandAgentsProjection(t0).snapshot();
     const index = renderResumeIndex(snap);
     expect(Buffer.byteLength(index.text)).toBeGreaterThan(1024 * KiB);
     const body = renderDashboard(snap, new Date(t0 + 10_001_000), { resumeIndexRef: { comment: 10_001, since: index.since ?? "" } });
