@@ -4,29 +4,11 @@ import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { IssueLease } from "../../../src/bot/issue-lease.ts";
 import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
 import { MemoryLeaseStore } from "../../../src/bot-state/memory-projection-store.ts";
-import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
+import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
 
-/** Issue #1, opened by "bot". */
-function fakeIssue(initial: string) {
-  const api = new FakeIssueHost({ login: "bot" });
-  const issue = () => api.issues.get(1) ?? api.addIssue({ number: 1 });
-  api.addIssue({ number: 1, body: initial });
-  const state = {
-    get body(): string {
-      return issue().body;
-    },
-    /** A person's edit, behind the writer's back. */
-    set body(body: string) {
-      api.issues.set(1, { ...issue(), body });
-    },
-    get patches(): number {
-      return api.calls.filter((c) => c === "editIssue").length;
-    },
-  };
-  return { state, api };
-}
+const fakeIssue = (initial: string) => fakeIssueBody(initial, { login: "bot" });
 
 describe("DashboardWriter hold after a person's edit", () => {
   it("timed writes wait for the hold; an explicit flush writes through it", async () => {

@@ -2,31 +2,11 @@ import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { DASHBOARD_END, DASHBOARD_START, bodyStampMatches, dashboardChanged, stampBody, unstampBody } from "../../../src/dashboard/index.ts";
-import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
+import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n- [ ] <!-- checkpost:control pause WyJhIiwicyJd --> pause\n${DASHBOARD_END}`;
 
-/** One issue: its body and its comments, as the writer's calls change them (the cast-free fake host). */
-function fakeIssue(initial: string) {
-  const api = new FakeIssueHost({ firstId: 100 });
-  api.addIssue({ number: 1, body: initial, author: "person" });
-  const issue = () => api.issues.get(1) ?? api.addIssue({ number: 1 });
-  const state = {
-    get body(): string {
-      return issue().body;
-    },
-    get patches(): number {
-      return api.calls.filter((c) => c === "editIssue").length;
-    },
-    get comments(): Map<number, string> {
-      return new Map((api.comments.get(1) ?? []).map((c) => [c.id, c.body]));
-    },
-    get commentWrites(): number {
-      return api.calls.filter((c) => c === "createComment" || c === "editComment").length;
-    },
-  };
-  return { state, api };
-}
+const fakeIssue = (initial: string) => fakeIssueBody(initial, { firstId: 100 });
 
 const quiet = pino({ level: "silent" });
 

@@ -2,35 +2,9 @@ import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { DASHBOARD_END, DASHBOARD_START, unstampBody } from "../../../src/dashboard/index.ts";
-import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
+import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";
 
-/** An issue body store with hooks between the writer's read and its write (the race window). */
-function fakeIssue(initial: string) {
-  const api = new FakeIssueHost();
-  const issue = () => api.issues.get(1) ?? api.addIssue({ number: 1 });
-  api.addIssue({ number: 1, body: initial });
-  const state = {
-    get body(): string {
-      return issue().body;
-    },
-    /** A person's edit, behind the writer's back. */
-    set body(body: string) {
-      api.issues.set(1, { ...issue(), body });
-    },
-    get patches(): number {
-      return api.calls.filter((c) => c === "editIssue").length;
-    },
-    /** Runs once, after the writer's next read and before it gets the answer. */
-    set onAfterGet(fn: () => void) {
-      api.after("getIssue", fn);
-    },
-    /** Runs once, after the writer's next write took effect. */
-    set onAfterPatch(fn: () => void) {
-      api.after("editIssue", fn);
-    },
-  };
-  return { state, api };
-}
+const fakeIssue = (initial: string) => fakeIssueBody(initial, {});
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
 
