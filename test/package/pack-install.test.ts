@@ -214,7 +214,7 @@ describe("the packed tarball", () => {
     });
 
     it("the web view's mermaid bundle is there at run time (it answered 500 when mermaid was a dev dependency)", async () => {
-      const assets = (await import(join(app, "node_modules/checkpost/dist/forge/web-assets.js"))) as { webAsset: (p: string) => { body: Buffer; contentType: string } | null };
+      const assets = (await import(join(app, "node_modules/checkpost/dist/embedded-forge/web-assets.js"))) as { webAsset: (p: string) => { body: Buffer; contentType: string } | null };
       const asset = assets.webAsset("/assets/mermaid.min.js");
       expect(asset?.contentType).toMatch(/^text\/javascript/);
       expect(asset?.body.length).toBeGreaterThan(100_000);
