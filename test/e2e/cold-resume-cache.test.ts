@@ -84,6 +84,21 @@ for (const key of [undefined, KEY]) {
   });
 }
 
+/** Mallory posts her own checkpoint and edits the bot's index comment to point the first entry at it (signature dropped). */
+async function malloryRewritesIndex(world: Awaited<ReturnType<typeof botWorld>>, ref: ResumeIndexRef): Promise<{ id: number }> {
+  const api = world.api(world.malloryToken);
+  const forged = await api.createComment(world.repo, world.issue, "[CHECKPOINT] implementation-worker\nSession: s1\nPhase: pr_created\n");
+  const c = await api.getComment(world.repo, ref.comment);
+  const from = c.body.indexOf(RESUME_INDEX_OPEN) + RESUME_INDEX_OPEN.length;
+  const to = c.body.indexOf(RESUME_INDEX_CLOSE, from);
+  const ix = JSON.parse(c.body.slice(from, to)) as { entries: Record<string, unknown>[]; watermark: number; sig?: string };
+  Object.assign(ix.entries[0] as object, { commentId: forged.id, maxEpoch: 0 });
+  ix.watermark = forged.id;
+  delete ix.sig;
+  await api.editComment(world.repo, ref.comment, c.body.slice(0, from) + JSON.stringify(ix) + c.body.slice(to));
+  return forged;
+}
+
 describe("a writer who edits the bot's index comment never gets a forged answer through the cache", () => {
   it("with a key: the edited (unsigned) index is refused on the warm path and on the cold one: every comment is read", async () => {
     w = await botWorld({ resumeIndexInlineMaxBytes: 0, signingKey: KEY });
@@ -98,16 +113,7 @@ describe("a writer who edits the bot's index comment never gets a forged answer 
     expect(await store().resume("implementation-worker", "s1", MAP)).toMatchObject({ phase: "subtask_1_complete", via: "index" });
     const ref = refs.get(world.issue) as ResumeIndexRef;
     // Mallory (a repo writer, not trusted) rewrites the entry to her own checkpoint and drops the signature.
-    const forged = await world.api(world.malloryToken).createComment(world.repo, world.issue, "[CHECKPOINT] implementation-worker\nSession: s1\nPhase: pr_created\n");
-    const api = world.api(world.malloryToken);
-    const c = await api.getComment(world.repo, ref.comment);
-    const from = c.body.indexOf(RESUME_INDEX_OPEN) + RESUME_INDEX_OPEN.length;
-    const to = c.body.indexOf(RESUME_INDEX_CLOSE, from);
-    const ix = JSON.parse(c.body.slice(from, to)) as { entries: Record<string, unknown>[]; watermark: number; sig?: string };
-    Object.assign(ix.entries[0] as object, { commentId: forged.id, maxEpoch: 0 });
-    ix.watermark = forged.id;
-    delete ix.sig;
-    await api.editComment(world.repo, ref.comment, c.body.slice(0, from) + JSON.stringify(ix) + c.body.slice(to));
+    await malloryRewritesIndex(world, ref);
     world.forge.admin.resetStats();
     expect(await store().resume("implementation-worker", "s1", MAP)).toMatchObject({ phase: "subtask_1_complete", via: "full" });
     expect(world.forge.admin.stats().requests["GET /repos/{owner}/{repo}/issues/{index}"]).toBeGreaterThanOrEqual(1); // the warm path gave up
@@ -123,15 +129,7 @@ describe("a writer who edits the bot's index comment never gets a forged answer 
     await world.settle();
     expect(await store().resume("implementation-worker", "s1", MAP)).toMatchObject({ phase: "subtask_1_complete", via: "index" });
     const ref = refs.get(world.issue) as ResumeIndexRef;
-    const forged = await world.api(world.malloryToken).createComment(world.repo, world.issue, "[CHECKPOINT] implementation-worker\nSession: s1\nPhase: pr_created\n");
-    const api = world.api(world.malloryToken);
-    const c = await api.getComment(world.repo, ref.comment);
-    const from = c.body.indexOf(RESUME_INDEX_OPEN) + RESUME_INDEX_OPEN.length;
-    const to = c.body.indexOf(RESUME_INDEX_CLOSE, from);
-    const ix = JSON.parse(c.body.slice(from, to)) as { entries: Record<string, unknown>[]; watermark: number };
-    Object.assign(ix.entries[0] as object, { commentId: forged.id, maxEpoch: 0 });
-    ix.watermark = forged.id;
-    await api.editComment(world.repo, ref.comment, c.body.slice(0, from) + JSON.stringify(ix) + c.body.slice(to));
+    const forged = await malloryRewritesIndex(world, ref);
     const r = await store().resume("implementation-worker", "s1", MAP);
     expect(r.phase).toBe("subtask_1_complete");
     expect(r.checkpoint?.commentId).not.toBe(forged.id);
