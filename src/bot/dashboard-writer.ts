@@ -48,7 +48,7 @@ export interface DashboardWriterOptions {
 }
 
 /**
- * Largest resume index kept inline in the body (about 50 agent sessions). A larger one goes to the
+ * Largest resume index kept inline in the body (about 20 agent sessions, liveness fields included). A larger one goes to the
  * index comment: every issue_comment delivery carries the whole body, and the index grows with the
  * agents (1.5 MB at 10,000), while a small inline one saves a cold reader nothing to fetch.
  */
