@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
-import { LegacyWritersSchema, MAX_NOT_USED, directiveOf } from "../projection/index.ts";
+import { LegacyWritersSchema, MAX_INTERVALS, MAX_NOT_USED, directiveOf } from "../projection/index.ts";
 import type { LegacyWriters, ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
 
@@ -44,6 +44,18 @@ export const ResumeIndexEntrySchema = z.object({
    * (zombie, unsigned, bad signature), read with the pointed comment so `resume` reports them in `not_used`.
    */
   notUsed: z.array(CommentId).max(MAX_NOT_USED).optional(),
+  /**
+   * Liveness as of the watermark: the last trusted signal's time and the gaps (ms) between the last
+   * signals, up to MAX_INTERVALS, oldest first (the entry's lastSignalAt and intervalsMs). A cold reader
+   * appends the signals of the tail (joinSignals), so every reader answers the same liveness. Absent in
+   * an index written before they were (the reader then reads every comment).
+   */
+  signalAt: z
+    .string()
+    .max(40)
+    .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
+    .optional(),
+  gapsMs: z.array(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)).max(MAX_INTERVALS).optional(),
 });
 
 const SignatureField = z.string().regex(/^hmac-sha256=[0-9a-f]{64}$/);
@@ -94,6 +106,8 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWri
   let complete = true;
   for (const e of snapshot.entries) {
     const l = e.latest;
+    // Signals but no resume point (health only): no entry to carry its liveness, so the index cannot say it is complete.
+    if (!l && e.lastSignalAt !== null) complete = false;
     if (!l) continue;
     const c = e.control;
     const controls = c ? [c.paused, c.hidden, c.pending].filter((x) => x !== null).map((x) => x.commentId) : [];
@@ -111,6 +125,8 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWri
       ...(controls.length ? { controls } : {}),
       ...(d ? { directive: { kind: d.kind, commentId: d.commentId } } : {}),
       ...(notUsed.length ? { notUsed } : {}),
+      ...(e.lastSignalAt !== null ? { signalAt: e.lastSignalAt } : {}),
+      ...(e.intervalsMs.length ? { gapsMs: e.intervalsMs.slice(-MAX_INTERVALS) } : {}),
     };
     // The reader's own entry check: what it would drop is not written (its agent gets a full read).
     if (ResumeIndexEntrySchema.safeParse(entry).success) entries.push(entry);

@@ -72,6 +72,18 @@ export const RepoSchema = z.looseObject({
 });
 export type ForgejoRepo = z.infer<typeof RepoSchema>;
 
+/**
+ * Team (modules/structs/org_team.go): `units_map` maps unit names ("repo.issues") to modes; `units`, the
+ * deprecated list, names the units without modes (an older server may send only it).
+ */
+export const TeamSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  permission: z.string(),
+  units: z.array(z.string()).nullable().optional(),
+  units_map: z.record(z.string(), z.string()).nullable().optional(),
+});
+
 /** RepoCollaboratorPermission: `permission` is the access mode's string ("owner", "admin", "write", "read", "none"). */
 export const RepoPermissionSchema = z.looseObject({ permission: z.string(), role_name: z.string().optional(), user: UserSchema.optional() });
 export type ForgejoRepoPermission = z.infer<typeof RepoPermissionSchema>;
