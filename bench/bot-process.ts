@@ -1,7 +1,7 @@
 /**
  * The bot in a child process of its own (clean RSS, its own core). Driven over
  * IPC by bench/bot-harness.ts: {cmd:"start", config} → {url, startMs, rss};
- * then "flush", "idle", "snapshot", "stats", "memory", "stop".
+ * then "flush", "idle", "snapshot", "stats", "memory", "cpu", "stop".
  * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
  */
 import { readFileSync } from "node:fs";
@@ -83,6 +83,9 @@ async function handle(msg: Msg): Promise<unknown> {
       return botStats();
     case "memory":
       return memory();
+    case "cpu":
+      // CPU time (user + system, µs): per delivery it explains the ingest rate on a loaded machine too.
+      return process.cpuUsage();
     case "memory-detail":
       return memoryDetail();
     case "heapsnapshot": {
