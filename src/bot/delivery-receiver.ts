@@ -61,12 +61,12 @@ export async function createDeliveryReceiver(
         const declared = Number(req.headers["content-length"]);
         return reject(413, `body over CHECKPOST_MAX_WEBHOOK_BYTES (${config.maxWebhookBytes})`, Number.isSafeInteger(declared) ? declared : null, "payload too large");
       }
-      const bytes = Buffer.byteLength(body);
+      const bytes = body.length;
       if (config.webhookSecret) {
         const why = signatureProblem(body, req.headers["x-hub-signature-256"], config.webhookSecret);
         if (why) return reject(400, why, bytes, "signature does not match");
       }
-      Object.assign(req, { body });
+      Object.assign(req, { body: body.toString("utf8") });
       return handler(req, res);
     },
     async idle() {
@@ -172,10 +172,10 @@ function headerText(h: string | string[] | undefined): string | null {
  * The same check Probot (@octokit/webhooks) makes, done first so that a rejected
  * delivery never reaches a logger with its payload.
  */
-export function signatureProblem(body: string, header: string | string[] | undefined, secret: string): string | null {
+export function signatureProblem(body: Buffer | string, header: string | string[] | undefined, secret: string): string | null {
   const sig = Array.isArray(header) ? header[0] : header;
   if (!sig) return "no X-Hub-Signature-256 header";
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`);
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
   const actual = Buffer.from(sig);
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "signature does not match";
   return null;
