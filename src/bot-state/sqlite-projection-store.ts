@@ -131,45 +131,9 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     return { duplicate: false, changed };
   };
 
-  // Group commit: the applies that arrive in one turn of the event loop (concurrent deliveries)
-  // share one write transaction, each in its own savepoint, so one that fails rolls back alone.
-  // A commit costs more than an apply's statements (issue 22's ingest profile), and each caller
-  // still resolves only after the commit that holds its rows.
-  type Pending = { issue: IssueKey; deliveryId: string | null; events: readonly CommentEvent[]; resolve: (r: ApplyResult) => void; reject: (e: unknown) => void };
-  let pending: Pending[] = [];
-  let flushing: NodeJS.Immediate | null = null;
-  const flush = () => {
-    flushing = null;
-    const batch = pending;
-    pending = [];
-    const outcomes: ({ ok: true; r: ApplyResult } | { ok: false; e: unknown })[] = [];
-    try {
-      write(() => {
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, r: db.transaction(() => apply(p.issue, p.deliveryId, p.events))() });
-          } catch (e) {
-            outcomes.push({ ok: false, e });
-          }
-        }
-      });
-    } catch (e) {
-      for (const p of batch) p.reject(e);
-      return;
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i];
-      if (o?.ok) p.resolve(o.r);
-      else p.reject(o ? o.e : new Error("group commit lost an apply"));
-    });
-  };
-
   return {
-    applyDelivery(issue, deliveryId, events) {
-      return new Promise<ApplyResult>((resolve, reject) => {
-        pending.push({ issue, deliveryId, events, resolve, reject });
-        flushing ??= setImmediate(flush);
-      });
+    async applyDelivery(issue, deliveryId, events) {
+      return write(() => apply(issue, deliveryId, events));
     },
     async comments(issue, q = {}) {
       const where = ["issue = ?"];
@@ -294,10 +258,6 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       return write(() => st("INSERT INTO commands (issue, key, outcome, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(issue, key, outcome, now()).changes === 1);
     },
     async close() {
-      if (flushing) {
-        clearImmediate(flushing);
-        flush();
-      }
       db.close();
     },
   };
