@@ -363,6 +363,9 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       const before = await botChild.call<BotStats>("stats");
       forge.admin.resetStats();
       const cpuBefore = await botChild.call<NodeJS.CpuUsage>("cpu");
+      // BENCH_ALLOC_PROFILE=DIR: the bot's sampled allocations during the ingest (bench/alloc-summary.ts).
+      const allocDir = process.env["BENCH_ALLOC_PROFILE"];
+      if (allocDir) await botChild.call("alloc-start");
       const ing = await runIngest({
         forge,
         owner: OWNER,
@@ -377,6 +380,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       });
       await botChild.call("idle");
       const cpuAfter = await botChild.call<NodeJS.CpuUsage>("cpu");
+      if (allocDir) await botChild.call("alloc-stop", { file: join(allocDir, `ingest-${o.n}.heapprofile`) });
       const after = await botChild.call<BotStats>("stats");
       const botSnap = await botChild.call<ProjectionSnapshot>("snapshot");
       const memAfter = await botChild.call<{ rss: number; heapUsed: number }>("memory");
