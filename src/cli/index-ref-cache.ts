@@ -2,8 +2,9 @@ import { join } from "node:path";
 import * as z from "zod";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
+import { lazySchema } from "../protocol/lazy-schema.ts";
 
-const RefSchema = z.object({ comment: z.number().int().positive(), since: z.string().max(40) });
+const RefSchema = lazySchema(() => z.object({ comment: z.number().int().positive(), since: z.string().max(40) }));
 type Ref = z.infer<typeof RefSchema>;
 
 /**

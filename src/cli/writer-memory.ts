@@ -2,8 +2,9 @@ import { join } from "node:path";
 import * as z from "zod";
 import { JsonFileMap } from "./json-file-map.ts";
 import { cliCacheDir } from "./cache-dir.ts";
+import { lazySchema } from "../protocol/lazy-schema.ts";
 
-const WriterSchema = z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) });
+const WriterSchema = lazySchema(() => z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) }));
 export type WriterState = z.infer<typeof WriterSchema>;
 
 /**

@@ -3,6 +3,7 @@ import type { AnyCommentKind, CommentKind } from "./comment-kind.ts";
 import { checkpointKind } from "./kinds/checkpoint-kind.ts";
 import { controlKind } from "./kinds/control-kind.ts";
 import { healthKind } from "./kinds/health-kind.ts";
+import { lazySchema } from "./lazy-schema.ts";
 
 /**
  * Every protocol comment kind the reader knows. A comment whose first line opens with none of their
@@ -89,4 +90,4 @@ export function parsedCommentSchema<Ks extends readonly AnyCommentKind[]>(regist
 }
 
 /** The reader's verdict on one comment body, as a schema (validation at boundaries). */
-export const ParsedCommentSchema = parsedCommentSchema(PROTOCOL_KINDS);
+export const ParsedCommentSchema = lazySchema(() => parsedCommentSchema(PROTOCOL_KINDS));
