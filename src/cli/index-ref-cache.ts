@@ -15,7 +15,10 @@ type Ref = z.infer<typeof RefSchema>;
 export class IndexRefCache {
   private readonly map: JsonFileMap<Ref>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "index-refs.json"), z.record(z.string(), RefSchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "index-refs.json"),
+      lazySchema(() => z.record(z.string(), RefSchema)),
+    );
   }
 
   /** The store's `indexRefs` for one repository of one instance. */

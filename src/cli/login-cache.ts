@@ -24,7 +24,10 @@ export class LoginCache {
     env: NodeJS.ProcessEnv,
     private readonly now: () => number = Date.now,
   ) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "logins.json"), z.record(z.string(), EntrySchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "logins.json"),
+      lazySchema(() => z.record(z.string(), EntrySchema)),
+    );
   }
 
   static keyOf(url: string, token: string): string {

@@ -15,7 +15,10 @@ export type WriterState = z.infer<typeof WriterSchema>;
 export class WriterMemory {
   private readonly map: JsonFileMap<WriterState>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "writers.json"), z.record(z.string(), WriterSchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "writers.json"),
+      lazySchema(() => z.record(z.string(), WriterSchema)),
+    );
   }
 
   get(key: string): WriterState | undefined {
