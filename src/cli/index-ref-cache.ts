@@ -2,7 +2,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 const RefSchema = lazySchema(() => z.object({ comment: z.number().int().positive(), since: z.string().max(40) }));
 type Ref = z.infer<typeof RefSchema>;
@@ -17,7 +17,7 @@ export class IndexRefCache {
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
     this.map = new JsonFileMap(
       join(cliCacheDir(dir, env), "index-refs.json"),
-      lazySchema(() => z.record(z.string(), RefSchema)),
+      lazySchema(() => z.record(z.string(), builtSchema(RefSchema))),
     );
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 /** How long a remembered login is used without asking Forgejo again (GET /user). */
 export const LOGIN_CACHE_TTL_MS = 24 * 3600_000;
@@ -26,7 +26,7 @@ export class LoginCache {
   ) {
     this.map = new JsonFileMap(
       join(cliCacheDir(dir, env), "logins.json"),
-      lazySchema(() => z.record(z.string(), EntrySchema)),
+      lazySchema(() => z.record(z.string(), builtSchema(EntrySchema))),
     );
   }
 

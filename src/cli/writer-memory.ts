@@ -2,7 +2,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { JsonFileMap } from "./json-file-map.ts";
 import { cliCacheDir } from "./cache-dir.ts";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 const WriterSchema = lazySchema(() => z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) }));
 export type WriterState = z.infer<typeof WriterSchema>;
@@ -17,7 +17,7 @@ export class WriterMemory {
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
     this.map = new JsonFileMap(
       join(cliCacheDir(dir, env), "writers.json"),
-      lazySchema(() => z.record(z.string(), WriterSchema)),
+      lazySchema(() => z.record(z.string(), builtSchema(WriterSchema))),
     );
   }
 

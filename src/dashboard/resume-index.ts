@@ -4,7 +4,7 @@ import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdS
 import { LegacyWritersSchema, MAX_NOT_USED, directiveOf } from "../projection/index.ts";
 import type { LegacyWriters, ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 const CommentId = lazySchema(() => z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
@@ -18,10 +18,10 @@ export const MAX_RESUME_INDEX_ENTRIES = 10_000;
  */
 export const ResumeIndexEntrySchema = lazySchema(() =>
   z.object({
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
     /** The comment holding this agent+session's resume point. */
-    commentId: CommentId,
+    commentId: builtSchema(CommentId),
     id: CheckpointIdSchema.optional(),
     seq: SeqSchema.optional(),
     epoch: EpochSchema.optional(),
@@ -36,16 +36,16 @@ export const ResumeIndexEntrySchema = lazySchema(() =>
       .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
       .optional(),
     /** Highest epoch seen for this agent+session (the fence): the pointed checkpoint may not be below it. */
-    maxEpoch: EpochSchema,
+    maxEpoch: builtSchema(EpochSchema),
     /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
-    controls: z.array(CommentId).max(3).optional(),
+    controls: z.array(builtSchema(CommentId)).max(3).optional(),
     /** The directive those controls give (a hint: `save` re-reads and verifies the comment). */
-    directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: CommentId }).optional(),
+    directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: builtSchema(CommentId) }).optional(),
     /**
      * Newer checkpoints refused for a reason a cold reader can judge from the comment and the fence alone
      * (zombie, unsigned, bad signature), read with the pointed comment so `resume` reports them in `not_used`.
      */
-    notUsed: z.array(CommentId).max(MAX_NOT_USED).optional(),
+    notUsed: z.array(builtSchema(CommentId)).max(MAX_NOT_USED).optional(),
   }),
 );
 
@@ -65,7 +65,7 @@ export const ResumeIndexSchema = lazySchema(() =>
       .string()
       .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
       .optional(),
-    entries: z.array(ResumeIndexEntrySchema).max(MAX_RESUME_INDEX_ENTRIES),
+    entries: z.array(builtSchema(ResumeIndexEntrySchema)).max(MAX_RESUME_INDEX_ENTRIES),
     /** Every agent+session with a resume point has an entry (none was left out for size or shape). */
     complete: z.boolean().optional(),
     /** The writer's CHECKPOST_LEGACY_WRITERS when not the default `fence`: a reader with another policy reads every comment. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 /**
  * Lenient schemas: they check only the fields checkpost reads and let the rest
@@ -25,9 +25,9 @@ export const IssueSchema = lazySchema(() =>
       .transform((b) => b ?? ""),
     state: z.string(),
     html_url: z.string(),
-    user: UserSchema,
+    user: builtSchema(UserSchema),
     labels: z
-      .array(LabelSchema)
+      .array(builtSchema(LabelSchema))
       .nullable()
       .transform((l) => l ?? []),
     comments: z.number().optional(),

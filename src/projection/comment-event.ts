@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { LegacyWritersSchema } from "./legacy-writers.ts";
 import type { LegacyWriters } from "./legacy-writers.ts";
-import { lazySchema } from "../protocol/lazy-schema.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 /** RFC 3339 time as Forgejo sends it ("2026-11-29T10:00:00Z" or with an offset). */
 const ServerTime = lazySchema(() => z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an RFC 3339 time"));
@@ -12,8 +12,8 @@ export const CommentRecordSchema = lazySchema(() =>
     id: z.number().int().positive(),
     author: z.string(),
     body: z.string(),
-    createdAt: ServerTime,
-    updatedAt: ServerTime,
+    createdAt: builtSchema(ServerTime),
+    updatedAt: builtSchema(ServerTime),
     htmlUrl: z.string().optional(),
   }),
 );
@@ -24,7 +24,7 @@ export type CommentRecord = z.infer<typeof CommentRecordSchema>;
  * list"; `delete` tombstones the id for good (Forgejo never reuses ids).
  */
 export const CommentEventSchema = lazySchema(() =>
-  z.discriminatedUnion("type", [z.object({ type: z.literal("upsert"), comment: CommentRecordSchema }), z.object({ type: z.literal("delete"), commentId: z.number().int().positive() })]),
+  z.discriminatedUnion("type", [z.object({ type: z.literal("upsert"), comment: builtSchema(CommentRecordSchema) }), z.object({ type: z.literal("delete"), commentId: z.number().int().positive() })]),
 );
 export type CommentEvent = z.infer<typeof CommentEventSchema>;
 

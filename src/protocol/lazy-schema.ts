@@ -10,6 +10,9 @@
  * nesting inside other schemas behave as with the schema itself. Methods are read from the built
  * schema (so their `this` is the schema, not the proxy). Identity is the proxy's: registries and
  * `===` see the exported value, which is the one every module shares.
+ *
+ * A schema nested in another is read on every parse of the outer one, so builders nest the built
+ * schema (`builtSchema(X)`), not the proxy: a parse then pays one trap, on the outer schema.
  */
 export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
@@ -17,7 +20,7 @@ export function lazySchema<T extends object>(build: () => T): T {
     built ??= build();
     return built;
   };
-  return new Proxy({} as T, {
+  const proxy = new Proxy({} as T, {
     get: (_t, key) => Reflect.get(real(), key, real()),
     set: (_t, key, value) => Reflect.set(real(), key, value, real()),
     has: (_t, key) => Reflect.has(real(), key),
@@ -31,4 +34,14 @@ export function lazySchema<T extends object>(build: () => T): T {
     deleteProperty: (_t, key) => Reflect.deleteProperty(real(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   });
+  builders.set(proxy, real);
+  return proxy;
+}
+
+const builders = new WeakMap<object, () => object>();
+
+/** The schema behind a `lazySchema` (built now if it was not), or `schema` itself if it is not one. */
+export function builtSchema<T extends object>(schema: T): T {
+  const real = builders.get(schema);
+  return real ? (real() as T) : schema;
 }

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { JsonObjectSchema, JsonValueSchema } from "./json-value.ts";
-import { lazySchema } from "./lazy-schema.ts";
+import { builtSchema, lazySchema } from "./lazy-schema.ts";
 
 /** The protocol version the seed writes and this project writes. */
 export const PROTOCOL_VERSION = "1.0";
@@ -36,9 +36,9 @@ export const SignatureSchema = lazySchema(() => z.string().regex(/^hmac-sha256=[
 export const CheckpointSchema = lazySchema(() =>
   z.object({
     version: z.string(),
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
-    phase: PhaseSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
+    phase: builtSchema(PhaseSchema),
     /** The writer's clock, as written (the seed: Python `utcnow().isoformat() + "Z"`). Never used to order. */
     timestamp: z.string().nullable(),
     /** The state to resume from, as saved. The seed writes a JSON object (its **kwargs). */
@@ -54,9 +54,9 @@ export type Checkpoint = z.infer<typeof CheckpointSchema>;
 /** What a writer supplies to make a checkpoint. */
 export const CheckpointInputSchema = lazySchema(() =>
   z.object({
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
-    phase: PhaseSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
+    phase: builtSchema(PhaseSchema),
     data: JsonObjectSchema,
     /** Python-style UTC time; see `pythonUtcIsoformat`. */
     timestamp: z
@@ -73,8 +73,8 @@ export type CheckpointInput = z.infer<typeof CheckpointInputSchema>;
 
 export const HealthSchema = lazySchema(() =>
   z.object({
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
     timestamp: z.string().nullable(),
     status: z.string(),
     metrics: JsonValueSchema,
@@ -85,8 +85,8 @@ export type Health = z.infer<typeof HealthSchema>;
 
 export const HealthInputSchema = lazySchema(() =>
   z.object({
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
     timestamp: z
       .string()
       .min(1)
@@ -113,9 +113,9 @@ const CommentIdSchema = lazySchema(() => z.number().int().positive().max(Number.
 export const ControlSchema = lazySchema(() =>
   z.object({
     version: z.string(),
-    agent: AgentNameSchema,
-    session: SessionIdSchema,
-    action: ControlActionSchema,
+    agent: builtSchema(AgentNameSchema),
+    session: builtSchema(SessionIdSchema),
+    action: builtSchema(ControlActionSchema),
     timestamp: z.string().nullable(),
     /** rewind: the comment id of the checkpoint to go back to. */
     target: CommentIdSchema.optional(),

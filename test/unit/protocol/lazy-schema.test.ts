@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { CheckpointSchema, protocolJsonSchema } from "../../../src/protocol/index.ts";
-import { lazySchema } from "../../../src/protocol/lazy-schema.ts";
+import { AgentNameSchema, CheckpointSchema, protocolJsonSchema } from "../../../src/protocol/index.ts";
+import { builtSchema, lazySchema } from "../../../src/protocol/lazy-schema.ts";
 
 describe("lazySchema", () => {
   it("builds the schema on first use, once", () => {
@@ -32,6 +32,17 @@ describe("lazySchema", () => {
     // A method read off the proxy works detached, as zod's own bound methods do.
     const { safeParse } = Inner;
     expect(safeParse("a").success).toBe(true);
+  });
+
+  it("builtSchema gives the schema behind the proxy, which builders nest (one trap per parse)", () => {
+    const S = lazySchema(() => z.string());
+    const real = builtSchema(S);
+    expect(real).not.toBe(S);
+    expect(real instanceof z.ZodString).toBe(true);
+    expect(builtSchema(real)).toBe(real);
+    expect(builtSchema(S)).toBe(real);
+    // The protocol's nested header schemas are the built ones, not proxies.
+    expect(CheckpointSchema.shape.agent).toBe(builtSchema(AgentNameSchema));
   });
 
   it("keeps the exported protocol schemas working (parse, JSON Schema)", () => {
