@@ -14,6 +14,8 @@ export class TrackerUpkeep {
   private lastCompactionAt = 0;
   /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
   lateCarryDue = false;
+  /** Once rolled over: this issue's state at its last carry into the open head (see rollOverIfDue). */
+  private readonly lateCarry: { checkedAt: string | null } = { checkedAt: null };
   /** Set by the tracker's stop: no upkeep runs after it. */
   stopped = false;
   /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
@@ -54,6 +56,8 @@ export class TrackerUpkeep {
         logger: o.logger,
         selfLogin: o.selfLogin,
         ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
+        policy: o.policy,
+        lateCarry: this.lateCarry,
       },
       fence,
       projection.snapshot(),
