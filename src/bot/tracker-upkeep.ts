@@ -41,8 +41,23 @@ export class TrackerUpkeep {
       });
   }
 
-  /** Run the writer's upkeep now: rollover (and carrying), then health compaction when due. */
-  async maintain(): Promise<void> {
+  /** The upkeep running or queued last: runs never overlap. */
+  private queue: Promise<void> = Promise.resolve();
+
+  /**
+   * Run the writer's upkeep: rollover (and carrying), then health compaction when due. After the run
+   * already going, never beside it: the timer and a change both call this, and two overlapping runs
+   * each found no successor and rolled the issue over twice (two open heads, the fleet suite's
+   * schedule 10).
+   */
+  maintain(): Promise<void> {
+    const run = this.queue.then(() => this.maintainNow());
+    // The caller gets the run's error; the queue only keeps the order.
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async maintainNow(): Promise<void> {
     const { o, projection } = this.t;
     const fence = o.lease.current();
     if (!fence || this.stopped) return;
