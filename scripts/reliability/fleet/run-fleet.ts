@@ -21,6 +21,8 @@ import type { PhaseMap } from "../../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/session-client/index.ts";
 import { startPostgres } from "../../../test/helpers/start-postgres.ts";
 import type { PostgresServer } from "../../../test/helpers/start-postgres.ts";
+import { carriedFrom } from "../../../src/rollover/carried-body.ts";
+import { continuedFrom } from "../../../src/rollover/chain-links.ts";
 import { FleetModel } from "./model.ts";
 import { SeedProcess } from "./seed-process.ts";
 import type { SaveFact, TruthAnswer } from "./model.ts";
@@ -454,7 +456,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     count(action);
     figures.steps++;
     const t0 = Date.now();
-    const late = await settle(world, c.o.settleMs ?? 4000, expected, saves);
+    const late = await settle(world, c.o.settleMs ?? 4000, expected, saves, c.rolloverAt);
     expected = null;
     saves.length = 0;
     if (late !== null) {
@@ -493,7 +495,7 @@ interface StepSave {
   issue: number | null;
 }
 
-async function settle(world: FleetWorld, maxMs: number, expected: ExpectedControl | null = null, saves: readonly StepSave[] = []): Promise<string | null> {
+async function settle(world: FleetWorld, maxMs: number, expected: ExpectedControl | null = null, saves: readonly StepSave[] = [], rolloverAt = 0): Promise<string | null> {
   const api = world.api("observer");
   const deadline = Date.now() + maxMs;
   let last = "";
@@ -501,9 +503,14 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
   for (;;) {
     await world.forge.admin.idle();
     await world.dispatcher.idle();
-    const { issues } = await api.listIssues(REPO, { state: "all", labels: DEFAULT_SESSION_LABEL });
+    // Every issue with the session's title, labelled or not: the bot opens a successor without the label and
+    // labels it after the carry, so an open one without it (or two open ones) is a rollover under way.
+    const titled = (await api.listIssues(REPO, { state: "all" })).issues.filter((x) => x.title.includes(DEFAULT_SESSION_TITLE));
+    const issues = titled.filter((x) => x.labels.some((l) => l.name === DEFAULT_SESSION_LABEL));
+    const openTitled = titled.filter((x) => x.state === "open").map((x) => x.number);
     const maxId = new Map<number, number>();
     const openHead = Math.max(...issues.filter((x) => x.state === "open").map((x) => x.number));
+    let rolling = openTitled.length > 1 ? `a rollover is under way (open: ${openTitled.map((x) => `#${x}`).join(", ")})` : "";
     const headBody = issues.find((x) => x.number === openHead)?.body ?? "";
     let indexWatermark = -1;
     let recorded = expected === null;
@@ -516,6 +523,13 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
       const ci = await currentIndex(api, is.number, is.body ?? "");
       maxId.set(is.number, ci.maxId);
       if (is.number === openHead) indexWatermark = ci.index?.watermark ?? -1;
+      // A rollover the bot has yet to start: the head's comments past the threshold, not counting the copies
+      // carried in from its predecessor (as the bot counts, src/bot/issue-rollover.ts).
+      if (is.number === openHead && rolloverAt > 0) {
+        const from = continuedFrom(is.body);
+        const copies = from === null ? 0 : ci.comments.filter((x) => x.author === BOT_LOGIN && carriedFrom(x.body, from) !== null).length;
+        if (ci.comments.length - copies >= rolloverAt) rolling ||= `a rollover of #${openHead} is due (${ci.comments.length - copies} comments, threshold ${rolloverAt})`;
+      }
       if (is.number === openHead && uncarried.size)
         for (const x of ci.comments) {
           const p = x.author === BOT_LOGIN ? parseComment(x.body) : null;
@@ -547,6 +561,10 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
         caughtUp = false;
         why = `${b.id}: ${e instanceof Error ? e.message : String(e)}`;
       }
+    }
+    if (rolling) {
+      caughtUp = false;
+      why = rolling;
     }
     if (uncarried.size) {
       caughtUp = false;
