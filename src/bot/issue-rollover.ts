@@ -300,6 +300,8 @@ export interface LateCarryDeps {
   logger: Pick<Logger, "info" | "warn">;
   /** The successor's entries now (see carryNewest's `newerThan`). */
   entries: readonly AgentEntry[];
+  /** Who held a predecessor's lease when last logged (kept by the caller): said once per holder, not every reconcile. */
+  heldBy?: Map<number, string | null>;
   readWindowSize?: number;
 }
 
@@ -361,7 +363,8 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
   // carried past what this one may still carry.
   if (!lease) {
     const holder = (await d.store.peekLease(key))?.holder ?? null;
-    d.logger.info({ issue: d.issue, predecessor, holder }, "late carry: the closed predecessor's lease is held; its holder carries into the head");
+    if (d.heldBy?.get(predecessor) !== holder) d.logger.info({ issue: d.issue, predecessor, holder }, "late carry: the closed predecessor's lease is held; its holder carries into the head");
+    d.heldBy?.set(predecessor, holder);
     return null;
   }
   const fence: Fence = { name: lease.name, token: lease.token };

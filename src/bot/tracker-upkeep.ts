@@ -16,6 +16,8 @@ export class TrackerUpkeep {
   lateCarryDue = false;
   /** Once rolled over: this issue's state at its last carry into the open head (see rollOverIfDue). */
   private readonly lateCarry: { checkedAt: string | null } = { checkedAt: null };
+  /** Per closed predecessor, who held its lease when the late carry last found it held (logged once per holder). */
+  private readonly lateCarryHeldBy = new Map<number, string | null>();
   /** Set by the tracker's stop: no upkeep runs after it. */
   stopped = false;
   /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
@@ -88,6 +90,7 @@ export class TrackerUpkeep {
         selfLogin: o.selfLogin,
         logger: o.logger,
         entries: projection.snapshot().entries,
+        heldBy: this.lateCarryHeldBy,
         ...(o.readWindowSize ? { readWindowSize: o.readWindowSize } : {}),
       }).catch((e: unknown) => {
         this.lateCarryDue = true;
