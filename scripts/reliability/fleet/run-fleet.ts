@@ -85,6 +85,8 @@ export interface FleetFigures {
   actions: Record<string, number>;
   modes: Record<string, number>;
   settleTimeouts: number;
+  /** Disagreements per schedule index (only schedules with some): what to replay with FLEET_ONLY. */
+  bySchedule: Record<number, number>;
   rollovers: number;
   /** Replica schedules skipped because PostgreSQL could not start (then said why). */
   skippedReplicaSchedules: number;
@@ -136,6 +138,7 @@ function emptyFigures(): FleetFigures {
     actions: {},
     modes: {},
     settleTimeouts: 0,
+    bySchedule: {},
     rollovers: 0,
     skippedReplicaSchedules: 0,
   };
@@ -632,6 +635,7 @@ async function compareAll(c: ScheduleCtx, x: CompareInput): Promise<void> {
       figures.comparisons++;
       if (!kinds.length) return;
       figures.disagreements++;
+      figures.bySchedule[c.i] = (figures.bySchedule[c.i] ?? 0) + 1;
       for (const k of kinds) figures.byReaderKind[`${reader}_${k}`] = (figures.byReaderKind[`${reader}_${k}`] ?? 0) + 1;
       if (c.examples.length < 400) c.examples.push({ schedule: c.i, step: x.step, action: x.action, reader, agent: `${spec.agent}/${spec.session}`, kinds, want, got: g });
     });
