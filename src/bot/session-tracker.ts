@@ -265,6 +265,11 @@ export class SessionTracker implements TrackerContext {
 
   /** Full re-read: the only way to notice deletions without webhooks. */
   async reconcile(): Promise<boolean> {
+    // Only comments this tracker held before the listing began can be judged deleted by it: one stored
+    // meanwhile (another replica's write to the shared store, the bot's own carried copy, a delivery) may
+    // have been created after the listing read its page (the fleet suite: a successor's carried copies
+    // tombstoned by a follower's first read). A later reconcile judges those.
+    const judgedUpTo = this.projection.watermark();
     // Folded response by response: the whole list is never held (50k comments are ~80 MiB of JSON).
     const listed = new Set<number>();
     let changed = false;
@@ -289,13 +294,13 @@ export class SessionTracker implements TrackerContext {
     await forEachStored(
       this,
       (c) => {
-        if (!c.deleted && !listed.has(c.id)) gone.push({ type: "delete", commentId: c.id });
+        if (!c.deleted && !listed.has(c.id) && c.id <= judgedUpTo) gone.push({ type: "delete", commentId: c.id });
       },
       { bodies: false },
     );
     if (gone.length) changed = (await this.apply(gone)) || changed;
     // Anything the projection held but the store did not (it cannot happen unless the store was cleared under us).
-    changed = this.projection.retainOnly(listed) || changed;
+    changed = this.projection.retainOnly(listed, judgedUpTo) || changed;
     // Saves on the closed predecessor since: checked on start and on every reconcile (maintain does it).
     this.upkeep.lateCarryDue = true;
     await this.pollBody();

@@ -14,6 +14,10 @@ export class TrackerUpkeep {
   private lastCompactionAt = 0;
   /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
   lateCarryDue = false;
+  /** Once rolled over: this issue's state at its last carry into the open head (see rollOverIfDue). */
+  private readonly lateCarry: { checkedAt: string | null } = { checkedAt: null };
+  /** Per closed predecessor, who held its lease when the late carry last found it held (logged once per holder). */
+  private readonly lateCarryHeldBy = new Map<number, string | null>();
   /** Set by the tracker's stop: no upkeep runs after it. */
   stopped = false;
   /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
@@ -39,8 +43,23 @@ export class TrackerUpkeep {
       });
   }
 
-  /** Run the writer's upkeep now: rollover (and carrying), then health compaction when due. */
-  async maintain(): Promise<void> {
+  /** The upkeep running or queued last: runs never overlap. */
+  private queue: Promise<void> = Promise.resolve();
+
+  /**
+   * Run the writer's upkeep: rollover (and carrying), then health compaction when due. After the run
+   * already going, never beside it: the timer and a change both call this, and two overlapping runs
+   * each found no successor and rolled the issue over twice (two open heads, the fleet suite's
+   * schedule 10).
+   */
+  maintain(): Promise<void> {
+    const run = this.queue.then(() => this.maintainNow());
+    // The caller gets the run's error; the queue only keeps the order.
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async maintainNow(): Promise<void> {
     const { o, projection } = this.t;
     const fence = o.lease.current();
     if (!fence || this.stopped) return;
@@ -54,6 +73,8 @@ export class TrackerUpkeep {
         logger: o.logger,
         selfLogin: o.selfLogin,
         ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
+        policy: o.policy,
+        lateCarry: this.lateCarry,
       },
       fence,
       projection.snapshot(),
@@ -69,6 +90,7 @@ export class TrackerUpkeep {
         selfLogin: o.selfLogin,
         logger: o.logger,
         entries: projection.snapshot().entries,
+        heldBy: this.lateCarryHeldBy,
         ...(o.readWindowSize ? { readWindowSize: o.readWindowSize } : {}),
       }).catch((e: unknown) => {
         this.lateCarryDue = true;

@@ -25,9 +25,10 @@ export interface Projection {
   replaceAll(comments: readonly CommentRecord[]): boolean;
   /**
    * The deletion half of a reconcile, for listings folded batch by batch with
-   * `apply`: every held id not in `listed` is deleted (tombstoned).
+   * `apply`: every held id not in `listed` is deleted (tombstoned); with `upTo`, only ids up to it
+   * (a comment newer than the listing's start may have been created after it read its page).
    */
-  retainOnly(listed: ReadonlySet<number>): boolean;
+  retainOnly(listed: ReadonlySet<number>, upTo?: number): boolean;
   /**
    * Load one comment as a ProjectionStore kept it (the bot's restart): the
    * newest version, its digest, whether two bodies were ever seen, and the body
@@ -99,9 +100,9 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
       for (const c of comments) changed = upsert(s, c) || changed;
       return changed;
     },
-    retainOnly(listed) {
+    retainOnly(listed, upTo = Number.POSITIVE_INFINITY) {
       let changed = false;
-      for (const id of [...s.live.keys()]) if (!listed.has(id)) changed = remove(s, id) || changed;
+      for (const id of [...s.live.keys()]) if (!listed.has(id) && id <= upTo) changed = remove(s, id) || changed;
       return changed;
     },
     sealedState: () => sealedState(s),

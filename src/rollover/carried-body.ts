@@ -33,3 +33,13 @@ export function carriedOriginal(body: string | null): number | null {
   const m = PROVENANCE.exec(body ?? "");
   return m ? Number(m[2]) : null;
 }
+
+/**
+ * The first comment of a chain of copies: a copy carried again at a later rollover keeps the earlier
+ * provenance lines and gains one, so the first line names the comment first carried. Null: not a copy.
+ */
+export function carriedRoot(body: string | null): number | null {
+  if (carriedOriginal(body) === null) return null;
+  const first = /\n\n↪ carried over by checkpost from #\d+ \(comment (\d+)\)/.exec(body ?? "");
+  return first ? Number(first[1]) : null;
+}

@@ -21,6 +21,8 @@ import type { PhaseMap } from "../../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/session-client/index.ts";
 import { startPostgres } from "../../../test/helpers/start-postgres.ts";
 import type { PostgresServer } from "../../../test/helpers/start-postgres.ts";
+import { carriedFrom } from "../../../src/rollover/carried-body.ts";
+import { continuedFrom } from "../../../src/rollover/chain-links.ts";
 import { FleetModel } from "./model.ts";
 import { SeedProcess } from "./seed-process.ts";
 import type { SaveFact, TruthAnswer } from "./model.ts";
@@ -56,6 +58,8 @@ export interface FleetOptions {
   /** Where replica schedules get a fresh database (default: a PostgreSQL started for the run). */
   createDatabase?: (name: string) => Promise<string>;
   log?: (line: string) => void;
+  /** Write each bot process's log (level info) into this folder, one file per schedule and bot. */
+  botLogDir?: string;
 }
 
 export interface Disagreement {
@@ -81,6 +85,8 @@ export interface FleetFigures {
   actions: Record<string, number>;
   modes: Record<string, number>;
   settleTimeouts: number;
+  /** Disagreements per schedule index (only schedules with some): what to replay with FLEET_ONLY. */
+  bySchedule: Record<number, number>;
   rollovers: number;
   /** Replica schedules skipped because PostgreSQL could not start (then said why). */
   skippedReplicaSchedules: number;
@@ -132,6 +138,7 @@ function emptyFigures(): FleetFigures {
     actions: {},
     modes: {},
     settleTimeouts: 0,
+    bySchedule: {},
     rollovers: 0,
     skippedReplicaSchedules: 0,
   };
@@ -180,7 +187,8 @@ export async function runFleet(o: FleetOptions): Promise<{ figures: FleetFigures
       figures.modes[modeName] = (figures.modes[modeName] ?? 0) + 1;
       log(`schedule ${i}: ${modeName}, rollover at ${rolloverAt}`);
       const tw = Date.now();
-      const world = await startWorld({ bundles, mode, rolloverAt, clockOffsetMs: -30 * HOUR, ...(databaseUrl ? { databaseUrl } : {}) });
+      const logPrefix = o.botLogDir ? join(o.botLogDir, `seed-${o.seed}-schedule-${i}`) : undefined;
+      const world = await startWorld({ bundles, mode, rolloverAt, clockOffsetMs: -30 * HOUR, ...(databaseUrl ? { databaseUrl } : {}), ...(logPrefix ? { logPrefix } : {}) });
       log(`schedule ${i}: world up in ${Date.now() - tw} ms`);
       try {
         await runSchedule({ o, i, rand, world, bundles, figures, examples, log, rolloverAt });
@@ -289,25 +297,31 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     const data = { n: num, note: pick(["ok", "retry", "done", "ü", "x y"]) };
     const forgeMs = Date.now() + world.clockOffsetMs;
     let fact: SaveFact;
+    /** The issue the save's comment landed on (null: not known). */
+    let landed: number | null = null;
     if (s.kind === "seed") {
       const r = (await seedAgent.request({ cmd: "save", agent: s.agent, session: s.session, phase, data })) as Record<string, unknown>;
       // save_checkpoint swallows its errors and prints a warning: only a printed save happened.
       if (r["saved"] !== true) throw new Error(`the seed's save_state did not save: ${JSON.stringify(r)}`);
-      fact = { n: num, phase, epoch: 0 };
+      fact = { n: num, phase, epoch: 0, ...(typeof r["comment_id"] === "number" ? { commentId: r["comment_id"] } : {}) };
+      if (typeof r["issue"] === "number") landed = r["issue"];
       saveTimes.set(num, { time: new Date().toISOString().replace(/\.\d+Z$/, ""), forgeMs });
     } else if (w?.kind === "cli") {
       const r = await runCliProcess(s.login, w.cacheDir, ["save", "--agent", s.agent, "--session", s.session, "--phase", phase, "--data", JSON.stringify(data)]);
       fact = { n: num, phase, epoch: typeof r["epoch"] === "number" ? r["epoch"] : 0, commentId: Number(r["comment_id"]), ...(typeof r["id"] === "string" ? { id: r["id"] } : {}) };
+      if (typeof r["issue"] === "number") landed = r["issue"];
       saveTimes.set(num, { time: String(r["timestamp"]), forgeMs });
     } else if (w?.kind === "lib") {
       const r = await w.store.save({ agent: s.agent, session: s.session, phase, data });
-      // A plain library save checks the chain's head once a minute (docs/chain.md): one that reached a closed
-      // issue is carried into the head by the bot, and readers are asked once that copy is there.
-      if ((await obsApi.getIssue(REPO, r.issue)).state === "closed") carries.push({ issue: r.issue, commentId: r.comment_id });
+      // A plain library save checks the chain's head once a minute (docs/chain.md): it may reach a closed issue.
+      landed = r.issue;
       fact = { n: num, phase, epoch: r.checkpoint.epoch ?? 0, commentId: r.comment_id, ...(r.checkpoint.id ? { id: r.checkpoint.id } : {}) };
       saveTimes.set(num, { time: r.checkpoint.timestamp ?? "", forgeMs });
     } else throw new Error(`${s.name} has no worker`);
-    model.save(s.agent, s.session, fact);
+    // A believed save that did not land on the open head (a seed agent finds the issue by title and label, a
+    // library save checks the head once a minute; either can reach an issue the bot is closing) must be carried
+    // into the head: settle waits for that copy (the step's newest save of the agent only, see settle).
+    if (model.save(s.agent, s.session, fact)) saves.push({ agent: s.agent, session: s.session, n: num, issue: landed });
   };
 
   /** The open session issue a person looks at (the newest open one). */
@@ -352,8 +366,8 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
 
   /** The [CONTROL] the bot must record for the step's control (settle waits for it): none when the step gave none. */
   let expected: ExpectedControl | null = null;
-  /** Saves of the step that reached a closed issue: settle waits for their carried copies. */
-  const carries: { issue: number; commentId: number }[] = [];
+  /** The step's believed saves, in order, with the issue each landed on: settle waits until the head holds each agent's newest. */
+  const saves: StepSave[] = [];
   /** A person's control, by checkbox or slash command (a box not on the dashboard: the command instead, counted). */
   const control = async (s: AgentSpec, action: "pause" | "unpause" | "rewind" | "release", target?: SaveFact): Promise<boolean> => {
     const before = Math.max(0, ...(await obsApi.listComments(REPO, await head())).map((x) => x.id));
@@ -445,9 +459,9 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     count(action);
     figures.steps++;
     const t0 = Date.now();
-    const late = await settle(world, c.o.settleMs ?? 4000, expected, carries);
+    const late = await settle(world, c.o.settleMs ?? 4000, expected, saves, c.rolloverAt);
     expected = null;
-    carries.length = 0;
+    saves.length = 0;
     if (late !== null) {
       figures.settleTimeouts++;
       c.log(`schedule ${c.i} step ${step}: compared before the bot caught up: ${late}`);
@@ -476,7 +490,15 @@ interface ExpectedControl {
   afterId: number;
 }
 
-async function settle(world: FleetWorld, maxMs: number, expected: ExpectedControl | null = null, carries: readonly { issue: number; commentId: number }[] = []): Promise<string | null> {
+/** A believed save of the step and the issue its comment landed on (null: not known). */
+interface StepSave {
+  agent: string;
+  session: string;
+  n: number;
+  issue: number | null;
+}
+
+async function settle(world: FleetWorld, maxMs: number, expected: ExpectedControl | null = null, saves: readonly StepSave[] = [], rolloverAt = 0): Promise<string | null> {
   const api = world.api("observer");
   const deadline = Date.now() + maxMs;
   let last = "";
@@ -484,19 +506,38 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
   for (;;) {
     await world.forge.admin.idle();
     await world.dispatcher.idle();
-    const { issues } = await api.listIssues(REPO, { state: "all", labels: DEFAULT_SESSION_LABEL });
+    // Every issue with the session's title, labelled or not: the bot opens a successor without the label and
+    // labels it after the carry, so an open one without it (or two open ones) is a rollover under way.
+    const titled = (await api.listIssues(REPO, { state: "all" })).issues.filter((x) => x.title.includes(DEFAULT_SESSION_TITLE));
+    const issues = titled.filter((x) => x.labels.some((l) => l.name === DEFAULT_SESSION_LABEL));
+    const openTitled = titled.filter((x) => x.state === "open").map((x) => x.number);
     const maxId = new Map<number, number>();
     const openHead = Math.max(...issues.filter((x) => x.state === "open").map((x) => x.number));
+    let rolling = openTitled.length > 1 ? `a rollover is under way (open: ${openTitled.map((x) => `#${x}`).join(", ")})` : "";
     const headBody = issues.find((x) => x.number === openHead)?.body ?? "";
     let indexWatermark = -1;
     let recorded = expected === null;
-    const uncarried = new Set(carries.map((x) => `from #${x.issue} (comment ${x.commentId})`));
+    // Each agent's newest save of the step, when it landed elsewhere than the open head: the head must hold its copy.
+    const newest = new Map<string, StepSave>();
+    for (const x of saves) newest.set(JSON.stringify([x.agent, x.session]), x);
+    const uncarried = new Map([...newest.values()].filter((x) => x.issue !== openHead).map((x) => [x.n, x]));
     // The bot's own index comments are not events to wait for (the index never covers itself).
     for (const is of issues) {
       const ci = await currentIndex(api, is.number, is.body ?? "");
       maxId.set(is.number, ci.maxId);
       if (is.number === openHead) indexWatermark = ci.index?.watermark ?? -1;
-      for (const x of ci.comments) if (x.author === BOT_LOGIN) for (const u of uncarried) if (x.body.includes(`carried over by checkpost ${u}`)) uncarried.delete(u);
+      // A rollover the bot has yet to start: the head's comments past the threshold, not counting the copies
+      // carried in from its predecessor (as the bot counts, src/bot/issue-rollover.ts).
+      if (is.number === openHead && rolloverAt > 0) {
+        const from = continuedFrom(is.body);
+        const copies = from === null ? 0 : ci.comments.filter((x) => x.author === BOT_LOGIN && carriedFrom(x.body, from) !== null).length;
+        if (ci.comments.length - copies >= rolloverAt) rolling ||= `a rollover of #${openHead} is due (${ci.comments.length - copies} comments, threshold ${rolloverAt})`;
+      }
+      if (is.number === openHead && uncarried.size)
+        for (const x of ci.comments) {
+          const p = x.author === BOT_LOGIN ? parseComment(x.body) : null;
+          if (p?.kind === "checkpoint") uncarried.delete(nOf(p.checkpoint.data) ?? -1);
+        }
       if (expected && !recorded)
         recorded = ci.comments.some((x) => {
           if (x.id <= expected.afterId || x.author !== BOT_LOGIN || x.body.includes("carried over by checkpost")) return false;
@@ -524,9 +565,13 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
         why = `${b.id}: ${e instanceof Error ? e.message : String(e)}`;
       }
     }
+    if (rolling) {
+      caughtUp = false;
+      why = rolling;
+    }
     if (uncarried.size) {
       caughtUp = false;
-      why = `a save that reached a closed issue is not carried into the head yet (${[...uncarried].join(", ")})`;
+      why = `a save that landed on another issue is not carried into the head #${openHead} yet (${[...uncarried.values()].map((x) => `n=${x.n} of ${x.agent}/${x.session} on #${x.issue ?? "?"}`).join(", ")})`;
     }
     if (!recorded && expected) {
       caughtUp = false;
@@ -590,6 +635,7 @@ async function compareAll(c: ScheduleCtx, x: CompareInput): Promise<void> {
       figures.comparisons++;
       if (!kinds.length) return;
       figures.disagreements++;
+      figures.bySchedule[c.i] = (figures.bySchedule[c.i] ?? 0) + 1;
       for (const k of kinds) figures.byReaderKind[`${reader}_${k}`] = (figures.byReaderKind[`${reader}_${k}`] ?? 0) + 1;
       if (c.examples.length < 400) c.examples.push({ schedule: c.i, step: x.step, action: x.action, reader, agent: `${spec.agent}/${spec.session}`, kinds, want, got: g });
     });

@@ -55,8 +55,16 @@ def forgejo_list_repo_issues(owner, repo, state="open", labels=None):
     return _call("GET", "/repos/%s/%s/issues" % (owner, repo), params)
 
 
+# Where the last comment went: the seed's save_state does not say, and the harness must know when a save
+# reached a closed issue (found open by find_session_state_issue just before the bot closed it).
+LAST_COMMENT = {}
+
+
 def forgejo_create_issue_comment(owner, repo, index, body):
-    return _call("POST", "/repos/%s/%s/issues/%d/comments" % (owner, repo, index), body={"body": body})
+    out = _call("POST", "/repos/%s/%s/issues/%d/comments" % (owner, repo, index), body={"body": body})
+    LAST_COMMENT.clear()
+    LAST_COMMENT.update({"issue": index, "comment_id": out.get("id")})
+    return out
 
 
 def forgejo_list_issue_comments(owner, repo, index, since=None):
@@ -118,9 +126,10 @@ def seed_save(owner, repo, agent, session, phase, data):
     import io
 
     buf = io.StringIO()
+    LAST_COMMENT.clear()
     with contextlib.redirect_stdout(buf):
         save_state(owner, repo, agent, session, phase, **data)  # noqa: F821 (defined by exec above)
-    return {"saved": "[CHECKPOINT] Saved:" in buf.getvalue(), "printed": buf.getvalue()}
+    return {"saved": "[CHECKPOINT] Saved:" in buf.getvalue(), "printed": buf.getvalue(), **LAST_COMMENT}
 
 
 def seed_resume(owner, repo, pairs):

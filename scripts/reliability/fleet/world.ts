@@ -7,7 +7,7 @@
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -89,6 +89,8 @@ export interface WorldOptions {
   databaseUrl?: string;
   /** Forge clock at the start, relative to now (negative: in the past). */
   clockOffsetMs: number;
+  /** Each bot process's log (pino, level info) goes to `<logPrefix>-<bot id>.log` (FLEET_BOT_LOGS); else it is silent. */
+  logPrefix?: string;
 }
 
 export async function startWorld(o: WorldOptions): Promise<FleetWorld> {
@@ -140,7 +142,13 @@ export async function startWorld(o: WorldOptions): Promise<FleetWorld> {
   const startBot = async (): Promise<BotProcess> => {
     const id = `bot-${next++}`;
     const cfg: BotConfig = o.mode.replicas === 2 ? { ...config, database: { url: o.databaseUrl as string, feedIntervalMs: 50, replicaId: id } } : config;
-    const child = fork(o.bundles.botScript, [], { execArgv: [], env: { ...process.env, CHAOS_BOT_CONFIG: JSON.stringify(cfg) }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+    const logFd = o.logPrefix ? openSync(`${o.logPrefix}-${id}.log`, "a") : null;
+    const child = fork(o.bundles.botScript, [], {
+      execArgv: [],
+      env: { ...process.env, CHAOS_BOT_CONFIG: JSON.stringify(cfg), ...(logFd !== null ? { CHAOS_LOG_LEVEL: "info" } : {}) },
+      stdio: ["ignore", "ignore", logFd ?? "inherit", "ipc"],
+    });
+    if (logFd !== null) closeSync(logFd); // the child holds its own copy
     const url = await new Promise<string>((resolve, reject) => {
       child.once("message", (m: { url: string }) => resolve(m.url));
       child.once("exit", (code) => reject(new Error(`${id} exited (${code}) before it was up`)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carryNewest } from "../../../src/bot/issue-rollover.ts";
+import { carryNewest, rollOverIfDue } from "../../../src/bot/issue-rollover.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { formatControl, parseComment } from "../../../src/protocol/index.ts";
@@ -89,5 +89,96 @@ describe("carryNewest, late: a control given on the closed issue", () => {
     const r = await late("newer-unpause");
     expect(r.n).toBe(0);
     expect(r.posts).toHaveLength(0);
+  });
+});
+
+/**
+ * The closed issue's own tracker (it holds that issue's lease, so the head's late carry leaves the
+ * issue to it) carries what reaches it after the rollover: into the open head, which may be several
+ * rollovers on, and judged by original comment ids (a save that raced the rollover's carry is older
+ * than the copies made then, yet newer than the checkpoint they copy).
+ */
+describe("rollOverIfDue on a closed issue: late saves and controls into the open head", () => {
+  const policy = { trustedAuthors: new Set(["worker", "bot"]) };
+  const ctl = (action: "pause" | "unpause", s: number) => formatControl({ agent: "implementation-worker", session: "s1", action, by: "alice", timestamp: t(s) });
+  const cp = (seq: number, id: string) => cpBody({ phase: "subtask_1_complete", seq, id });
+
+  /**
+   * #1 (closed) → #2 (closed) → #3 (open). #1 held checkpoint 5 and a pause 6, carried into #2 as 9 and 10,
+   * then into #3 as 20 and 21. `late`: what reached #1 after the rollover.
+   */
+  async function chainOfThree(late: { id: number; author: string; body: string }[], onHeadToo: { id: number; author: string; body: string }[] = []) {
+    const store = createSqliteProjectionStore(":memory:");
+    const k = (n: number) => issueKey(repo, n);
+    const lease = await store.acquireLease(k(1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    const fence = { name: lease.name, token: lease.token };
+    const c5 = cp(1, "cp-00000005");
+    const p6 = ctl("pause", 6);
+    await store.applyDelivery(k(1), null, [upsert(5, "worker", c5), upsert(6, "bot", p6), ...late.map((x) => upsert(x.id, x.author, x.body))]);
+    await store.updateIssueMeta(fence, k(1), {
+      successor: 2,
+      carried: [
+        { from: 5, to: 9 },
+        { from: 6, to: 10 },
+      ],
+    });
+    const c9 = carriedBody(c5, { issue: 1, commentId: 5 });
+    const p10 = carriedBody(p6, { issue: 1, commentId: 6 });
+    await store.applyDelivery(k(2), null, [upsert(9, "bot", c9), upsert(10, "bot", p10)]);
+    const other = await store.acquireLease(k(2), "test", 60_000);
+    if (!other) throw new Error("no lease");
+    await store.updateIssueMeta({ name: other.name, token: other.token }, k(2), {
+      predecessor: 1,
+      successor: 3,
+      carried: [
+        { from: 9, to: 20 },
+        { from: 10, to: 21 },
+      ],
+    });
+    await store.applyDelivery(k(3), null, [
+      upsert(20, "bot", carriedBody(c9, { issue: 2, commentId: 9 })),
+      upsert(21, "bot", carriedBody(p10, { issue: 2, commentId: 10 })),
+      ...onHeadToo.map((x) => upsert(x.id, x.author, x.body)),
+    ]);
+    const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+    for (const n of [1, 2]) api.addIssue({ number: n, state: "closed" });
+    api.addIssue({ number: 3 });
+    const p = createProjection(policy);
+    for (const c of await store.comments(k(1))) p.restore(c);
+    const d = { api, store, repo, issue: 1, title: "session", label: "session", rolloverAt: 10, logger: silent, track: async () => {}, selfLogin: "bot", policy };
+    const n = await rollOverIfDue(d, fence, p.snapshot());
+    return { n, api };
+  }
+  const posted = (api: FakeIssueHost, issue: number) => (api.comments.get(issue) ?? []).map((c) => parseComment(c.body));
+
+  it("carries a late save into the open head, not the closed next issue", async () => {
+    const { n, api } = await chainOfThree([{ id: 30, author: "worker", body: cp(2, "cp-00000030") }]);
+    expect(n).toBe(2);
+    expect(posted(api, 2)).toEqual([]);
+    const onHead = posted(api, 3);
+    expect(onHead).toHaveLength(1);
+    expect(onHead[0]?.kind === "checkpoint" && onHead[0].checkpoint.id).toBe("cp-00000030");
+  });
+
+  it("carries a save that raced the rollover's carry (its id below the copies') into the head", async () => {
+    const { api } = await chainOfThree([{ id: 7, author: "worker", body: cp(2, "cp-00000007") }]);
+    const onHead = posted(api, 3);
+    expect(onHead).toHaveLength(1);
+    expect(onHead[0]?.kind === "checkpoint" && onHead[0].checkpoint.id).toBe("cp-00000007");
+  });
+
+  it("carries a late unpause into the head, which still holds the pause carried at the rollover", async () => {
+    const { api } = await chainOfThree([{ id: 31, author: "bot", body: ctl("unpause", 31) }]);
+    const onHead = posted(api, 3);
+    expect(onHead).toHaveLength(1);
+    expect(onHead[0]?.kind === "control" && onHead[0].control.action).toBe("unpause");
+  });
+
+  it("leaves a late save alone when the head holds a newer one of the agent+session", async () => {
+    const { n, api } = await chainOfThree([{ id: 15, author: "worker", body: cp(2, "cp-00000015") }], [{ id: 25, author: "worker", body: cp(3, "cp-00000025") }]);
+    expect(n).toBe(2);
+    expect(posted(api, 3)).toEqual([]);
+    expect(posted(api, 2)).toEqual([]); // nor on top of the closed next issue
   });
 });

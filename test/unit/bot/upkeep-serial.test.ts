@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { pino } from "pino";
+import { TrackerUpkeep } from "../../../src/bot/tracker-upkeep.ts";
+import type { TrackerContext } from "../../../src/bot/tracker-context.ts";
+import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
+import { createProjection } from "../../../src/projection/index.ts";
+import { cpBody } from "../projection/build-comments.ts";
+import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
+
+const repo = { owner: "o", repo: "r" };
+const t = (s: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, s)).toISOString();
+
+/**
+ * The upkeep timer and a change both run the writer's upkeep; overlapping runs each found no successor
+ * and rolled the issue over twice: two open heads (the fleet suite, seed 24 schedule 10).
+ */
+describe("TrackerUpkeep.maintain", () => {
+  it("two calls at once roll an issue past its threshold over once", async () => {
+    const store = createSqliteProjectionStore(":memory:");
+    const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+    api.addIssue({ number: 1, title: "session", labels: [{ id: 1, name: "session", color: "" }] });
+    const policy = { trustedAuthors: new Set(["worker", "bot"]) };
+    const projection = createProjection(policy);
+    for (let i = 1; i <= 3; i++) {
+      const body = cpBody({ phase: "clone_complete", seq: i, id: `cp-0000000${i}` });
+      const c = { id: i, author: "worker", body, createdAt: t(i), updatedAt: t(i) };
+      api.addComment(1, c);
+      projection.applyAll([{ type: "upsert", comment: c }]);
+      await store.applyDelivery(issueKey(repo, 1), null, [{ type: "upsert", comment: c }]);
+    }
+    const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    const fence = { name: lease.name, token: lease.token };
+    // Only what the upkeep reads of its tracker (a whole SessionTracker would start timers and a dashboard).
+    const ctx = {
+      o: {
+        api,
+        repo,
+        issue: 1,
+        policy,
+        selfLogin: "bot",
+        store,
+        logger: pino({ level: "silent" }),
+        lease: { current: () => fence },
+        rollover: { title: "session", label: "session", rolloverAt: 2, track: async () => {} },
+        compaction: { retentionMs: 0, intervalMs: 1000 },
+      },
+      projection,
+      dashboard: { markDirty: () => {} },
+      now: () => new Date(),
+      storeKey: issueKey(repo, 1),
+      key: "o/r#1",
+    } as unknown as TrackerContext;
+    const upkeep = new TrackerUpkeep(ctx);
+    await Promise.all([upkeep.maintain(), upkeep.maintain()]);
+    const open = [...api.issues.values()].filter((i) => i.state === "open").map((i) => i.number);
+    expect(open).toEqual([2]);
+    expect(api.issues.size).toBe(2);
+    expect((await store.issueMeta(issueKey(repo, 1))).successor).toBe(2);
+  });
+});
