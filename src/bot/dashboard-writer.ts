@@ -47,11 +47,12 @@ export interface DashboardWriterOptions {
 }
 
 /**
- * Largest resume index kept inline in the body (about 50 agent sessions). A larger one goes to the
- * index comment: every issue_comment delivery carries the whole body, and the index grows with the
- * agents (1.5 MB at 10,000), while a small inline one saves a cold reader nothing to fetch.
+ * Largest resume index kept inline in the body: none by default, every index goes to the index
+ * comment. Every issue_comment delivery carries the whole body, and the index grows with the agents
+ * (1.5 MB at 10,000); and a reader that remembers the index comment's id skips the read of the body
+ * altogether (most of a cold resume's bytes; docs/benchmarks.md). Readers still take an inline index.
  */
-export const RESUME_INDEX_INLINE_MAX_BYTES = 8 * 1024;
+export const RESUME_INDEX_INLINE_MAX_BYTES = 0;
 
 /** The visible head of the index comment. */
 export const RESUME_INDEX_COMMENT_HEAD =
