@@ -1,10 +1,11 @@
 /**
  * The bot in a child process of its own (clean RSS, its own core). Driven over
  * IPC by bench/bot-harness.ts: {cmd:"start", config} → {url, startMs, rss};
- * then "flush", "idle", "snapshot", "stats", "memory", "stop".
+ * then "flush", "idle", "snapshot", "stats", "memory", "cpu", "stop".
  * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { pino } from "pino";
 // Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
@@ -15,6 +16,7 @@ import type { BotConfig } from "../src/bot/bot-config.ts";
 type Msg = { id: number; cmd: string; config?: BotConfig; file?: string };
 
 let bot: Bot | null = null;
+let alloc: Session | null = null;
 
 function memory() {
   (globalThis as { gc?: () => void }).gc?.();
@@ -83,6 +85,24 @@ async function handle(msg: Msg): Promise<unknown> {
       return botStats();
     case "memory":
       return memory();
+    case "alloc-start": {
+      // Sampled allocations, garbage included (what makes the GC work), until "alloc-stop" writes them.
+      alloc = new Session();
+      alloc.connect();
+      await alloc.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      return { ok: true };
+    }
+    case "alloc-stop": {
+      if (!alloc || !msg.file) throw new Error("alloc-stop needs alloc-start and a file");
+      const { profile } = await alloc.post("HeapProfiler.stopSampling");
+      writeFileSync(msg.file, JSON.stringify(profile));
+      alloc.disconnect();
+      alloc = null;
+      return { file: msg.file };
+    }
+    case "cpu":
+      // CPU time (user + system, µs): per delivery it explains the ingest rate on a loaded machine too.
+      return process.cpuUsage();
     case "memory-detail":
       return memoryDetail();
     case "heapsnapshot": {

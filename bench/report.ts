@@ -56,6 +56,7 @@ export function buildReport(r: BenchResults): { rows: Row[]; targets: Target[] }
       add(`warm resume: Forgejo requests in ${int(b.warm.requests)} calls (${N})`, "n/a", int(b.warm.forgeRequests));
       add(`ingest: deliveries/s over ${num(b.ingest.seconds, 1)} s (${N})`, "n/a", int(b.ingest.perSecond));
       add(`ingest: p50 / p99 client-side (${N})`, "n/a", `${ms(b.ingest.p50Ms)} / ${ms(b.ingest.p99Ms)}`);
+      add(`ingest: bot CPU per delivery (user + system) (${N})`, "n/a", b.ingest.botCpuMsPerDelivery === undefined ? "n/a" : `${b.ingest.botCpuMsPerDelivery.toFixed(3)} ms`);
       add(`ingest: p99 handling, bot histogram bucket (${N})`, "n/a", b.ingest.botHandleP99Ms === null ? "n/a" : `≤ ${ms(b.ingest.botHandleP99Ms)}`);
       add(`ingest: deliveries / dashboard writes (${N})`, "n/a", `${int(b.ingest.deliveries)} / ${int(b.ingest.dashboardWrites)}`);
       add(`ingest: events lost; projection = full rebuild (${N})`, "n/a", `${int(b.ingest.lost)}; ${b.ingest.projectionMatches ? "yes" : "NO"}`);

@@ -111,6 +111,8 @@ export interface ScenarioResult {
     indexBytes: number;
     warm: { requests: number; p50Ms: number; p99Ms: number; maxMs: number; forgeRequests: number; correct: number; total: number };
     ingest: IngestResult & {
+      /** The bot process's CPU time (user + system) over the ingest, per delivery. */
+      botCpuMsPerDelivery: number;
       botHandleP99Ms: number | null;
       dashboardWrites: number;
       applied: number;
@@ -373,6 +375,10 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       log(`N=${o.n}: webhook ingest for ${o.ingestMs / 1000} s`);
       const before = await botChild.call<BotStats>("stats");
       forge.admin.resetStats();
+      const cpuBefore = await botChild.call<NodeJS.CpuUsage>("cpu");
+      // BENCH_ALLOC_PROFILE=DIR: the bot's sampled allocations during the ingest (bench/alloc-summary.ts).
+      const allocDir = process.env["BENCH_ALLOC_PROFILE"];
+      if (allocDir) await botChild.call("alloc-start");
       const ing = await runIngest({
         forge,
         owner: OWNER,
@@ -386,6 +392,8 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         seed: o.n + 7,
       });
       await botChild.call("idle");
+      const cpuAfter = await botChild.call<NodeJS.CpuUsage>("cpu");
+      if (allocDir) await botChild.call("alloc-stop", { file: join(allocDir, `ingest-${o.n}.heapprofile`) });
       const after = await botChild.call<BotStats>("stats");
       const botSnap = await botChild.call<ProjectionSnapshot>("snapshot");
       const memAfter = await botChild.call<{ rss: number; heapUsed: number }>("memory");
@@ -414,6 +422,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
         warm,
         ingest: {
           ...ing,
+          botCpuMsPerDelivery: (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000 / Math.max(1, ing.deliveries),
           botHandleP99Ms: histogramQuantile(buckets, after.handle.count - before.handle.count, 0.99),
           dashboardWrites: after.dashboardWrites - before.dashboardWrites,
           applied: applied(after) - applied(before),

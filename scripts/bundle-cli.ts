@@ -7,10 +7,12 @@
 import { build } from "esbuild";
 import type { BuildOptions, Plugin } from "esbuild";
 import { readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const nodeRequire = createRequire(import.meta.url);
 // CHECKPOST_BUNDLE_OUTDIR: elsewhere than dist/ (the mixed-fleet suite bundles the CLI it runs without touching dist/).
 const outdir = process.env.CHECKPOST_BUNDLE_OUTDIR ? resolve(process.env.CHECKPOST_BUNDLE_OUTDIR) : `${root}dist/cli-bundle`;
 rmSync(outdir, { recursive: true, force: true });
@@ -54,18 +56,28 @@ const hotCommandsOnly: Plugin = {
     }));
   },
 };
-// commander requires node:child_process at load (for executable subcommands, which checkpost has
-// none of); loading it, with dgram and the spawn bindings, is ~1 ms of every save. In hot.cjs it is
-// required on first use instead.
-const lazyChildProcess: Plugin = {
-  name: "lazy-child-process",
+// Node built-ins that the hot files require at load but a save does not use (or uses late): each is
+// compiled when first required (~1–2 ms apiece here, docs/benchmarks.md "Issue 22, fourth session"),
+// so in hot.cjs and start.cjs they are required on first use instead. commander requires
+// node:child_process for executable subcommands, which checkpost has none of; node:zlib is only for
+// archived health records, node:os for a home folder when no cache folder is set, node:url for
+// file URLs off the hot path. A named import compiles to a property read at the call, so the proxy
+// below is only touched when the code really runs.
+const LAZY_BUILTINS = ["child_process", "zlib", "os", "url"];
+const lazyBuiltins: Plugin = {
+  name: "lazy-builtins",
   setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.namespace === "lazy-child-process" ? { path: "node:child_process", external: true } : { path: "child_process", namespace: "lazy-child-process" },
-    );
-    b.onLoad({ filter: /.*/, namespace: "lazy-child-process" }, () => ({
-      contents: `let cp; const load = () => (cp ??= require("node:child_process"));
-module.exports = new Proxy({}, { get: (_t, k) => load()[k], has: (_t, k) => k in load(), ownKeys: () => Reflect.ownKeys(load()), getOwnPropertyDescriptor: (_t, k) => ({ ...Object.getOwnPropertyDescriptor(load(), k), configurable: true }) });`,
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join("|")})$`);
+    b.onResolve({ filter }, (args) => {
+      const name = args.path.replace(/^node:/, "");
+      return args.namespace === "lazy-builtins" ? { path: `node:${name}`, external: true } : { path: name, namespace: "lazy-builtins" };
+    });
+    // esbuild's ESM interop copies a module's keys into a namespace of getters (ownKeys and a
+    // descriptor per key), so those answer from the key list taken here, without loading the module.
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtins" }, (args) => ({
+      contents: `let m; const load = () => (m ??= require("node:${args.path}"));
+const keys = ${JSON.stringify(Object.getOwnPropertyNames(nodeRequire(`node:${args.path}`)))};
+module.exports = new Proxy({}, { get: (_t, k) => load()[k], has: (_t, k) => k in load(), ownKeys: () => keys, getOwnPropertyDescriptor: (_t, k) => (keys.includes(k) ? { configurable: true, enumerable: true, get: () => load()[k] } : undefined) });`,
       loader: "js",
     }));
   },
@@ -94,13 +106,14 @@ await build({
 // bin compiles through V8's code cache (src/cli/code-cache.ts). ESM has no code cache on Node 20.
 await build({
   ...common,
-  plugins: [hotCommandsOnly, lazyChildProcess, loggerApart],
+  plugins: [hotCommandsOnly, lazyBuiltins, loggerApart],
   entryPoints: [`${root}src/app/cli-hot-entry.ts`],
   outfile: `${outdir}/hot.cjs`,
   format: "cjs",
-  // CommonJS has no import.meta; the one use (createRequire for pino-pretty) gets this file's URL.
-  define: { ...common.define, "import.meta.url": "__checkpostUrl" },
-  banner: { js: 'var __checkpostUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // CommonJS has no import.meta; its uses (createRequire for pino-pretty, the package version) get this
+  // file's URL, made when first read (node:url is not loaded on a save).
+  define: { ...common.define, "import.meta.url": "__checkpostMeta.url" },
+  banner: { js: 'var __checkpostMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
 });
 // The bin's first (and, for the hot commands, only) module: picks the bundle and runs it.
 await build({
@@ -108,4 +121,5 @@ await build({
   entryPoints: [`${root}src/cli/start.ts`],
   outfile: `${outdir}/start.cjs`,
   format: "cjs",
+  plugins: [lazyBuiltins],
 });

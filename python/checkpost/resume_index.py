@@ -81,7 +81,10 @@ def _header_value(v: Any) -> bool:
     return isinstance(v, str) and 0 < len(v) <= 256 and "\r" not in v and "\n" not in v and v == P.js_trim(v)
 
 
-_ENTRY_KEYS = {"agent", "session", "commentId", "id", "seq", "epoch", "at", "maxEpoch", "controls", "directive", "notUsed"}
+_ENTRY_KEYS = {"agent", "session", "commentId", "id", "seq", "epoch", "at", "maxEpoch", "controls", "directive", "notUsed", "signalAt", "gapsMs"}
+
+# MAX_INTERVALS of src/projection/projection-snapshot.ts: the gaps an entry carries for liveness.
+_MAX_INTERVALS = 20
 
 
 def _valid_entry(e: Any) -> bool:
@@ -102,6 +105,11 @@ def _valid_entry(e: Any) -> bool:
     if "controls" in e and not (isinstance(e["controls"], list) and len(e["controls"]) <= 3 and all(_is_int(x, 1) for x in e["controls"])):
         return False
     if "notUsed" in e and not (isinstance(e["notUsed"], list) and len(e["notUsed"]) <= 5 and all(_is_int(x, 1) for x in e["notUsed"])):
+        return False
+    # Liveness as of the watermark (issue 18): the last signal's time and the gaps (ms) before it.
+    if "signalAt" in e and not (isinstance(e["signalAt"], str) and len(e["signalAt"]) <= 40 and _is_time(e["signalAt"])):
+        return False
+    if "gapsMs" in e and not (isinstance(e["gapsMs"], list) and len(e["gapsMs"]) <= _MAX_INTERVALS and all(_is_int(x, 0) for x in e["gapsMs"])):
         return False
     if "directive" in e:
         d = e["directive"]

@@ -380,7 +380,10 @@ class ColdResumeIndexComment(ForgeCase):
     def test_a_signed_index_comment_edited_by_hand_is_not_believed(self) -> None:
         s = self.big_session(True)
         held = self.forge.api("GET", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"])["body"]  # type: ignore[index]
-        self.forge.api("PATCH", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"], {"body": held.replace('"complete":true', '"complete":false')}, user="checkpost-bot")
+        # flip `complete` (false here: the "chatter" agent has health but no checkpoint, so no entry carries its liveness)
+        flipped = held.replace('"complete":false', '"complete":true') if '"complete":false' in held else held.replace('"complete":true', '"complete":false')
+        self.assertNotEqual(flipped, held)
+        self.forge.api("PATCH", "/repos/agent/work/issues/comments/%d" % s["index"]["comment"], {"body": flipped}, user="checkpost-bot")
         r, _ = self.python_resume(s["env"], W, "s1")
         self.assertEqual((r["via"], r["phase"]), ("full", "commit_complete"))
 

@@ -68,6 +68,8 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       trustedAuthors: env.CHECKPOST_TRUSTED_AUTHORS,
       maxCheckpointBytes: env.CHECKPOST_MAX_CHECKPOINT_BYTES,
       legacyWriters: env.CHECKPOST_LEGACY_WRITERS,
+      // `resume`'s liveness under the thresholds the bot's dashboard and `status` use.
+      liveness: { minStaleMs: env.CHECKPOST_MIN_STALE_MS, ...(env.CHECKPOST_STALE_AFTER_MS ? { staleAfterMs: env.CHECKPOST_STALE_AFTER_MS } : {}) },
       logger,
       ...(login !== undefined ? { selfLogin: login, selfLoginRemembered: true } : {}),
       onSelfLogin: (l) => {

@@ -3,14 +3,13 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
-import { advanceWatermarkAll } from "./advance-watermark-all.ts";
 import { foldStoredComment } from "./fold-stored-comment.ts";
 import { IssueMetaSchema } from "./projection-store.ts";
 import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
 import { StaleLeaseError } from "./stale-lease-error.ts";
 
 /** Bump with every change to SCHEMA; older files are migrated by MIGRATIONS[old version]. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS comments (
   issue TEXT NOT NULL, id INTEGER NOT NULL, author TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
@@ -25,6 +24,9 @@ CREATE TABLE IF NOT EXISTS issue_meta (issue TEXT PRIMARY KEY, json TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, issue TEXT NOT NULL, at_ms INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS deliveries_at ON deliveries (at_ms);
 CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT, token INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
+-- Schema 3: the ids of the watermark's second, a row each (they were a JSON list in watermarks.ids, which
+-- every delivery parsed, grew by one and wrote back: O(n) per delivery when a burst shares one second).
+CREATE TABLE IF NOT EXISTS watermark_ids (issue TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (issue, id)) WITHOUT ROWID;
 -- Schema 2: people's commands already claimed (run once, ever: ControlDesk).
 CREATE TABLE IF NOT EXISTS commands (issue TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, at_ms INTEGER NOT NULL, PRIMARY KEY (issue, key)) WITHOUT ROWID;
 `;
@@ -94,9 +96,26 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
         "ON CONFLICT (issue, id) DO UPDATE SET author = excluded.author, created_at = excluded.created_at, updated_at = excluded.updated_at, html_url = excluded.html_url, " +
         "hash = excluded.hash, multi = excluded.multi, body = excluded.body, deleted = excluded.deleted",
     ).run(issue, c.id, c.author, c.createdAt, c.updatedAt, c.htmlUrl ?? null, c.hash, c.multi ? 1 : 0, c.body, c.deleted ? 1 : 0);
+  const watermarkSecond = (issue: string) => (st("SELECT second FROM watermarks WHERE issue = ?").get(issue) as { second: number } | undefined)?.second;
   const getWatermark = (issue: string): Watermark | null => {
-    const r = st("SELECT second, ids FROM watermarks WHERE issue = ?").get(issue) as { second: number; ids: string } | undefined;
-    return r ? { updatedAtSecond: r.second, idsInSecond: JSON.parse(r.ids) as number[] } : null;
+    const second = watermarkSecond(issue);
+    if (second === undefined) return null;
+    const ids = st("SELECT id FROM watermark_ids WHERE issue = ? ORDER BY id").pluck().all(issue) as number[];
+    return { updatedAtSecond: second, idsInSecond: ids };
+  };
+  /**
+   * Advance the stored watermark by one comment version (advanceWatermark's rule, in place): a newer
+   * second replaces the ids, the same second adds one. O(1) per version, however many share the second.
+   */
+  const advanceStoredWatermark = (issue: string, v: { id: number; updatedAt: string }) => {
+    const s = Math.floor(Date.parse(v.updatedAt) / 1000);
+    const second = watermarkSecond(issue);
+    if (second !== undefined && s < second) return;
+    if (second === undefined || s > second) {
+      st("INSERT OR REPLACE INTO watermarks (issue, second, ids) VALUES (?, ?, '[]')").run(issue, s);
+      st("DELETE FROM watermark_ids WHERE issue = ?").run(issue);
+    }
+    st("INSERT OR IGNORE INTO watermark_ids (issue, id) VALUES (?, ?)").run(issue, v.id);
   };
   const leaseRow = (name: string) => st("SELECT * FROM leases WHERE name = ?").get(name) as LeaseRow | undefined;
   const fenceOk = (fence: Fence) => {
@@ -115,8 +134,6 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       if (inserted.changes === 0) return { duplicate: true, changed: [] };
     }
     const changed: CommentEvent[] = [];
-    const w0 = getWatermark(issue);
-    const versions: { id: number; updatedAt: string }[] = [];
     for (const ev of events) {
       const id = ev.type === "delete" ? ev.commentId : ev.comment.id;
       const prevRow = getComment(issue, id);
@@ -124,10 +141,8 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       if (!next) continue;
       putComment(issue, next);
       changed.push(ev);
-      if (ev.type === "upsert") versions.push({ id: ev.comment.id, updatedAt: ev.comment.updatedAt });
+      if (ev.type === "upsert") advanceStoredWatermark(issue, ev.comment);
     }
-    const w = advanceWatermarkAll(w0, versions);
-    if (w && w !== w0) st("INSERT OR REPLACE INTO watermarks (issue, second, ids) VALUES (?, ?, ?)").run(issue, w.updatedAtSecond, JSON.stringify(w.idsInSecond));
     return { duplicate: false, changed };
   };
 
@@ -165,7 +180,8 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
     },
     async clearIssue(issue) {
       write(() => {
-        for (const t of ["comments", "watermarks", "entries", "resume_index", "projection_state", "alerts", "issue_meta", "deliveries"]) st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
+        for (const t of ["comments", "watermarks", "watermark_ids", "entries", "resume_index", "projection_state", "alerts", "issue_meta", "deliveries"])
+          st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
       });
     },
     async issues() {
@@ -267,6 +283,13 @@ function migrate(db: Database.Database): void {
   const v = db.pragma("user_version", { simple: true }) as number;
   if (v > SCHEMA_VERSION)
     throw new Error(`the bot's store was written by a newer checkpost (schema ${v}, this one knows ${SCHEMA_VERSION}): upgrade checkpost, or move the file away and run \`checkpost rebuild\``);
-  db.exec(SCHEMA);
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  db.transaction(() => {
+    db.exec(SCHEMA);
+    // Schema 2 → 3: the JSON list of the watermark's ids becomes rows.
+    if (v > 0 && v < 3) {
+      db.exec("INSERT OR IGNORE INTO watermark_ids (issue, id) SELECT w.issue, j.value FROM watermarks w, json_each(w.ids) j");
+      db.exec("UPDATE watermarks SET ids = '[]'");
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
 }

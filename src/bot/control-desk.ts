@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { ForgejoApiError } from "../errors.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
 import { checkboxCommands, dashboardRenderKey, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
@@ -9,6 +8,7 @@ import { isProtocolBody } from "../bot-state/index.ts";
 import type { Projection } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
+import { CommanderCheck } from "./commander-check.ts";
 
 export interface ControlDeskOptions {
   api: IssueHost;
@@ -44,12 +44,10 @@ interface Command {
   target?: string | number;
 }
 
-/** Access modes that may command: Forgejo's "write" and above. */
-const WRITERS = new Set(["write", "admin", "owner"]);
-
 /**
- * People's commands → `[CONTROL]` comments. Each command is authorized with
- * Forgejo's collaborator permission API (write access or more), checked
+ * People's commands → `[CONTROL]` comments. Each command is authorized as
+ * Forgejo authorizes an issue write (CommanderCheck: the collaborator permission,
+ * then the teams that may write issues), checked
  * against the projection (the agent+session must have a row; a rewind target
  * must be one of its recent trusted checkpoints), then recorded as one
  * `[CONTROL]` comment by the bot (signed when a key is set). Refusals get a
@@ -58,8 +56,11 @@ const WRITERS = new Set(["write", "admin", "owner"]);
  */
 export class ControlDesk {
   private readonly refusedReplies = new Map<string, number>();
+  private readonly commanders: CommanderCheck;
 
-  constructor(private readonly o: ControlDeskOptions) {}
+  constructor(private readonly o: ControlDeskOptions) {
+    this.commanders = new CommanderCheck({ api: o.api, repo: o.repo, logger: o.logger, now: o.now });
+  }
 
   /**
    * A comment seen for the first time, by any path (webhook, poll, reconcile):
@@ -157,16 +158,7 @@ export class ControlDesk {
   }
 
   private async mayCommand(login: string): Promise<boolean> {
-    try {
-      return WRITERS.has(await this.o.api.collaboratorPermission(this.o.repo, login));
-    } catch (e) {
-      // 404: no such user; 403: the bot may not ask (then nobody can command: say so in the log).
-      if (e instanceof ForgejoApiError && (e.status === 404 || e.status === 403)) {
-        if (e.status === 403) this.o.logger.warn({ login }, "the bot's token may not read collaborator permissions (needs repo admin): commands are refused");
-        return false;
-      }
-      throw e;
-    }
+    return this.commanders.mayCommand(login);
   }
 
   private async execute(c: Command, by: string, reason: string): Promise<CommandResult> {

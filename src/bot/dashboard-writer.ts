@@ -14,7 +14,8 @@ export interface DashboardWriterOptions {
   render: (ref?: ResumeIndexRef | null) => string;
   /**
    * The resume index as it would be written now (see renderResumeIndex). Over `inlineMaxBytes`
-   * (default RESUME_INDEX_INLINE_MAX_BYTES) it is kept in a comment of the issue, which the bot
+   * (default RESUME_INDEX_INLINE_MAX_BYTES), or when the section holding it would be over
+   * DASHBOARD_SECTION_MAX_BYTES, it is kept in a comment of the issue, which the bot
    * creates once and edits, and the body holds only a pointer to it (docs/dashboard.md).
    */
   resumeIndex?: {
@@ -53,6 +54,13 @@ export interface DashboardWriterOptions {
  * altogether (most of a cold resume's bytes; docs/benchmarks.md). Readers still take an inline index.
  */
 export const RESUME_INDEX_INLINE_MAX_BYTES = 0;
+
+/**
+ * Largest dashboard section written with its index inline (issue 22's body target at the bench's 20
+ * agents): a section that would be larger keeps the index in the index comment instead. The index's
+ * liveness fields (last signal, the gaps) made 20 agents' inline index ~7 KiB, over the target.
+ */
+export const DASHBOARD_SECTION_MAX_BYTES = 32 * 1024;
 
 /** The visible head of the index comment. */
 export const RESUME_INDEX_COMMENT_HEAD =
@@ -215,11 +223,13 @@ export class DashboardWriter {
     }
     const ix = this.o.resumeIndex?.render();
     let ref: ResumeIndexRef | null | undefined;
-    if (ix && Buffer.byteLength(ix.text) > (this.o.resumeIndex?.inlineMaxBytes ?? RESUME_INDEX_INLINE_MAX_BYTES)) {
+    // Inline only while the index is small and the section holding it stays under the body target.
+    const inline = ix && Buffer.byteLength(ix.text) <= (this.o.resumeIndex?.inlineMaxBytes ?? RESUME_INDEX_INLINE_MAX_BYTES) ? this.o.render() : null;
+    if (ix && (inline === null || Buffer.byteLength(inline) > DASHBOARD_SECTION_MAX_BYTES)) {
       // No watermark time (a projection restored from the store, before it read a comment): readers could not use a new index; keep the pointer as it is.
       ref = ix.since !== null ? await this.writeIndexComment({ ...ix, since: ix.since }, base) : (this.indexComment?.ref ?? extractResumeIndexRef(base));
     }
-    const section = this.o.render(ref);
+    const section = ref === undefined && inline !== null ? inline : this.o.render(ref);
     let repaired = false;
     const human = this.humanBody;
     // The body is still exactly what we wrote, yet a person's edit arrived since: our write overwrote it.

@@ -7,6 +7,7 @@ import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { handleDelivery } from "./handle-delivery.ts";
 import type { DeliveryDeps } from "./handle-delivery.ts";
+import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
 import type { TrackerRegistry } from "./tracker-registry.ts";
 
@@ -61,7 +62,7 @@ export async function createDeliveryReceiver(
         const declared = Number(req.headers["content-length"]);
         return reject(413, `body over CHECKPOST_MAX_WEBHOOK_BYTES (${config.maxWebhookBytes})`, Number.isSafeInteger(declared) ? declared : null, "payload too large");
       }
-      const bytes = Buffer.byteLength(body);
+      const bytes = body.length;
       if (config.webhookSecret) {
         const why = signatureProblem(body, req.headers["x-hub-signature-256"], config.webhookSecret);
         if (why) return reject(400, why, bytes, "signature does not match");
@@ -108,7 +109,7 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
         res.writeHead(400, { "content-type": "text/plain" }).end("no X-GitHub-Event header");
         return true;
       }
-      const payload = parseJson(typeof req.body === "string" ? req.body : "");
+      const payload = Buffer.isBuffer(req.body) ? parseWebhookJson(req.body, name) : undefined;
       if (payload === undefined) {
         log.warn({ delivery: id.slice(0, 80), reason: "invalid JSON" }, "webhook delivery rejected");
         res.writeHead(400, { "content-type": "text/plain" }).end("invalid JSON");
@@ -133,10 +134,10 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
     log.warn("CHECKPOST_INSECURE_NO_WEBHOOK_SECRET is set: webhook deliveries are NOT authenticated. Never run this way on a network.");
     return async (req, res) => {
       const event = String(req.headers["x-forgejo-event"] ?? req.headers["x-github-event"] ?? "");
-      const text = typeof req.body === "string" ? req.body : "";
-      const payload = parseJson(text);
+      const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const payload = parseWebhookJson(raw, event);
       if (payload === undefined) {
-        log.warn({ delivery: headerText(req.headers["x-github-delivery"]), bytes: Buffer.byteLength(text), reason: "invalid JSON" }, "webhook delivery rejected");
+        log.warn({ delivery: headerText(req.headers["x-github-delivery"]), bytes: raw.length, reason: "invalid JSON" }, "webhook delivery rejected");
         res.writeHead(400).end("invalid JSON");
         return true;
       }
@@ -172,20 +173,11 @@ function headerText(h: string | string[] | undefined): string | null {
  * The same check Probot (@octokit/webhooks) makes, done first so that a rejected
  * delivery never reaches a logger with its payload.
  */
-export function signatureProblem(body: string, header: string | string[] | undefined, secret: string): string | null {
+export function signatureProblem(body: Buffer | string, header: string | string[] | undefined, secret: string): string | null {
   const sig = Array.isArray(header) ? header[0] : header;
   if (!sig) return "no X-Hub-Signature-256 header";
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body, "utf8").digest("hex")}`);
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
   const actual = Buffer.from(sig);
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "signature does not match";
   return null;
-}
-
-/** The parsed JSON, or undefined when the text is not JSON. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

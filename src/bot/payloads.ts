@@ -2,12 +2,14 @@ import * as z from "zod";
 
 /**
  * Webhook payloads as Forgejo sends them (see fixtures/forgejo/webhook-issue_comment.example.json), checked
- * for the fields the bot reads. Probot's types are GitHub's, so we do not rely on them.
+ * for the fields the bot reads. Probot's types are GitHub's, so we do not rely on them. Objects strip what
+ * they do not name (tolerant of new fields, and cheaper than copying the whole issue and repository on
+ * every delivery: issue 22's ingest profile).
  */
-const User = z.looseObject({ login: z.string() });
-const Label = z.looseObject({ name: z.string() });
-const Repository = z.looseObject({ name: z.string(), full_name: z.string(), owner: User });
-const Issue = z.looseObject({
+const User = z.object({ login: z.string() });
+const Label = z.object({ name: z.string() });
+const Repository = z.object({ name: z.string(), full_name: z.string(), owner: User });
+const Issue = z.object({
   number: z.number().int().positive(),
   title: z.string(),
   body: z.string().nullable().optional(),
@@ -15,7 +17,7 @@ const Issue = z.looseObject({
   labels: z.array(Label).nullable().optional(),
   pull_request: z.unknown().optional(),
 });
-const Comment = z.looseObject({
+const Comment = z.object({
   id: z.number().int().positive(),
   body: z.string(),
   user: User,
@@ -24,7 +26,7 @@ const Comment = z.looseObject({
   html_url: z.string().optional(),
 });
 
-export const IssueCommentPayloadSchema = z.looseObject({
+export const IssueCommentPayloadSchema = z.object({
   action: z.enum(["created", "edited", "deleted"]),
   issue: Issue,
   comment: Comment,
@@ -34,14 +36,14 @@ export const IssueCommentPayloadSchema = z.looseObject({
 });
 export type IssueCommentPayload = z.infer<typeof IssueCommentPayloadSchema>;
 
-export const IssuesPayloadSchema = z.looseObject({
+export const IssuesPayloadSchema = z.object({
   action: z.string(),
   issue: Issue,
   repository: Repository,
   sender: User,
   /** On "edited": what the title or body was before (Forgejo's ChangesPayload). */
   changes: z
-    .looseObject({ body: z.looseObject({ from: z.string() }).optional() })
+    .looseObject({ body: z.object({ from: z.string() }).optional() })
     .nullable()
     .optional(),
 });

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from "node:http";
 
-/** The request body as UTF-8 text, or null once it exceeds `limit` bytes (reading stops there). */
-export async function readCappedBody(req: IncomingMessage, limit: number): Promise<string | null> {
+/**
+ * The request body's bytes, or null once they exceed `limit` (reading stops there). Bytes, not text:
+ * the signature is over the bytes Forgejo sent, and decoding happens once, after it is checked.
+ */
+export async function readCappedBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > limit) {
     req.resume();
@@ -17,5 +20,5 @@ export async function readCappedBody(req: IncomingMessage, limit: number): Promi
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
 }

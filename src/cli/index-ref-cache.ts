@@ -2,8 +2,9 @@ import { join } from "node:path";
 import * as z from "zod";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
-const RefSchema = z.object({ comment: z.number().int().positive(), since: z.string().max(40) });
+const RefSchema = lazySchema(() => z.object({ comment: z.number().int().positive(), since: z.string().max(40) }));
 type Ref = z.infer<typeof RefSchema>;
 
 /**
@@ -14,7 +15,10 @@ type Ref = z.infer<typeof RefSchema>;
 export class IndexRefCache {
   private readonly map: JsonFileMap<Ref>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "index-refs.json"), z.record(z.string(), RefSchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "index-refs.json"),
+      lazySchema(() => z.record(z.string(), builtSchema(RefSchema))),
+    );
   }
 
   /** The store's `indexRefs` for one repository of one instance. */

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazy-schema.ts";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
 
@@ -11,7 +12,10 @@ import { JsonFileMap } from "./json-file-map.ts";
 export class IssueCache {
   private readonly map: JsonFileMap<number>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "issues.json"), z.record(z.string(), z.number().int().positive()));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "issues.json"),
+      lazySchema(() => z.record(z.string(), z.number().int().positive())),
+    );
   }
 
   get(key: string): number | undefined {

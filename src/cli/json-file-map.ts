@@ -15,7 +15,9 @@ export class JsonFileMap<V> {
 
   read(): Record<string, V> {
     try {
-      const r = this.schema.safeParse(JSON.parse(readFileSync(this.file, "utf8")));
+      // Read first: the schema may be built on first use (lazySchema), which a missing file never needs.
+      const data: unknown = JSON.parse(readFileSync(this.file, "utf8"));
+      const r = this.schema.safeParse(data);
       return r.success ? r.data : {};
     } catch {
       return {}; // no file yet, or unreadable: callers treat every key as unknown

@@ -3,11 +3,12 @@ import { join } from "node:path";
 import * as z from "zod";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
 /** How long a remembered login is used without asking Forgejo again (GET /user). */
 export const LOGIN_CACHE_TTL_MS = 24 * 3600_000;
 
-const EntrySchema = z.object({ login: z.string().min(1).max(255), at: z.number().int().min(0) });
+const EntrySchema = lazySchema(() => z.object({ login: z.string().min(1).max(255), at: z.number().int().min(0) }));
 
 /**
  * The token's own login per (instance, token), so a cold `resume` skips `GET /user` (the trust
@@ -23,7 +24,10 @@ export class LoginCache {
     env: NodeJS.ProcessEnv,
     private readonly now: () => number = Date.now,
   ) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "logins.json"), z.record(z.string(), EntrySchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "logins.json"),
+      lazySchema(() => z.record(z.string(), builtSchema(EntrySchema))),
+    );
   }
 
   static keyOf(url: string, token: string): string {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 import { BUILTIN_PHASE_MAPS, PhaseMapSchema } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { usage } from "./parse-json-arg.ts";
@@ -12,7 +13,7 @@ export interface ChosenPhaseMap {
 }
 
 /** A maps file: agent name → a built-in map's name or an inline phase map. */
-const MapsFileSchema = z.record(z.string().min(1), z.union([z.string().min(1), PhaseMapSchema]));
+const MapsFileSchema = lazySchema(() => z.record(z.string().min(1), z.union([z.string().min(1), builtSchema(PhaseMapSchema)])));
 
 function builtin(name: string): Readonly<PhaseMap> | undefined {
   // Own keys only: "__proto__" or "constructor" is not a map.

@@ -2,8 +2,9 @@ import { join } from "node:path";
 import * as z from "zod";
 import { JsonFileMap } from "./json-file-map.ts";
 import { cliCacheDir } from "./cache-dir.ts";
+import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
 
-const WriterSchema = z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) });
+const WriterSchema = lazySchema(() => z.object({ epoch: z.number().int().min(0), next_seq: z.number().int().min(1) }));
 export type WriterState = z.infer<typeof WriterSchema>;
 
 /**
@@ -14,7 +15,10 @@ export type WriterState = z.infer<typeof WriterSchema>;
 export class WriterMemory {
   private readonly map: JsonFileMap<WriterState>;
   constructor(dir: string | undefined, env: NodeJS.ProcessEnv) {
-    this.map = new JsonFileMap(join(cliCacheDir(dir, env), "writers.json"), z.record(z.string(), WriterSchema));
+    this.map = new JsonFileMap(
+      join(cliCacheDir(dir, env), "writers.json"),
+      lazySchema(() => z.record(z.string(), builtSchema(WriterSchema))),
+    );
   }
 
   get(key: string): WriterState | undefined {

@@ -3,6 +3,7 @@ import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN, RESUME_INDEX_REF_OPEN } from "./
 import * as z from "zod";
 import { RawResumeIndexSchema, ResumeIndexEntrySchema, verifyResumeIndexSignature } from "./resume-index.ts";
 import type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";
+import { lazySchema } from "../protocol/lazy-schema.ts";
 
 /**
  * The resume index from an issue body, or null when there is none, or it is
@@ -60,15 +61,17 @@ export function resumeIndexCommentContent(body: string): string | null {
   }
 }
 
-const ResumeIndexRefSchema = z.object({
-  /** The comment of this issue that holds the index. */
-  comment: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  /** The index's watermarkUpdatedAt when written: a cold reader lists comments updated since then (the index comment among them). */
-  since: z
-    .string()
-    .max(40)
-    .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time"),
-});
+const ResumeIndexRefSchema = lazySchema(() =>
+  z.object({
+    /** The comment of this issue that holds the index. */
+    comment: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    /** The index's watermarkUpdatedAt when written: a cold reader lists comments updated since then (the index comment among them). */
+    since: z
+      .string()
+      .max(40)
+      .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time"),
+  }),
+);
 export type ResumeIndexRef = z.infer<typeof ResumeIndexRefSchema>;
 
 /** The pointer line a dashboard holds instead of a large index. */

@@ -12,6 +12,7 @@ import { createIssue, deleteIssue, editIssue, getIssue, listIssues } from "./rou
 import { addIssueLabels, clearIssueLabels, createRepoLabel, listIssueLabels, listRepoLabels, replaceIssueLabels } from "./routes/labels.ts";
 import { createCurrentUserRepo, getCurrentUser, getRepo, getVersion } from "./routes/meta.ts";
 import { getApiSettings, getAttachmentSettings } from "./routes/settings.ts";
+import { getTeamMember, listRepoTeams } from "./routes/teams.ts";
 
 export type RouteMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -64,6 +65,8 @@ const ROUTER: readonly Route[] = [
   route("PUT", "/repos/{owner}/{repo}/collaborators/{collaborator}", addCollaborator),
   route("DELETE", "/repos/{owner}/{repo}/collaborators/{collaborator}", deleteCollaborator),
   route("GET", "/repos/{owner}/{repo}/collaborators/{collaborator}/permission", getRepoPermissions),
+  route("GET", "/repos/{owner}/{repo}/teams", listRepoTeams),
+  route("GET", "/teams/{id}/members/{username}", getTeamMember),
   route("GET", "/repos/{owner}/{repo}/hooks", listHooks),
   route("POST", "/repos/{owner}/{repo}/hooks", createHook),
   route("GET", "/repos/{owner}/{repo}/hooks/{id}", getHook),
@@ -97,6 +100,8 @@ export const FORGEJO_METHODS: Readonly<Record<string, readonly RouteMethod[]>> =
   "/repos/{owner}/{repo}/collaborators": ["GET"],
   "/repos/{owner}/{repo}/collaborators/{collaborator}": ["GET", "PUT", "DELETE"],
   "/repos/{owner}/{repo}/collaborators/{collaborator}/permission": ["GET"],
+  "/repos/{owner}/{repo}/teams": ["GET"],
+  "/teams/{id}/members/{username}": ["GET", "PUT", "DELETE"],
   "/repos/{owner}/{repo}/hooks": ["GET", "POST"],
   "/repos/{owner}/{repo}/hooks/{id}": ["GET", "PATCH", "DELETE"],
 };

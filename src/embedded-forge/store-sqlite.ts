@@ -194,6 +194,20 @@ export class ForgeStore {
   addTeamRepo(teamId: number, repoId: number): void {
     this.run("INSERT OR IGNORE INTO team_repos (team_id, repo_id) VALUES (?, ?)", teamId, repoId);
   }
+  teamById(id: number): TeamRow | undefined {
+    return this.one<TeamRow>("SELECT * FROM teams WHERE id = ?", id);
+  }
+  /** The teams that hold the repository (organization.GetRepoTeams; the caller orders them). */
+  repoTeams(repoId: number): TeamRow[] {
+    return this.all<TeamRow>("SELECT t.* FROM teams t JOIN team_repos tr ON tr.team_id = t.id WHERE tr.repo_id = ? ORDER BY t.id", repoId);
+  }
+  isTeamUser(teamId: number, userId: number): boolean {
+    return this.one("SELECT 1 AS x FROM team_users WHERE team_id = ? AND user_id = ?", teamId, userId) !== undefined;
+  }
+  /** organization.IsOrganizationMember: an org_user row, which Forgejo adds with any team membership (here: a member of one of its teams). */
+  isOrgMember(orgId: number, userId: number): boolean {
+    return this.one("SELECT 1 AS x FROM team_users tu JOIN teams t ON t.id = tu.team_id WHERE t.org_id = ? AND tu.user_id = ?", orgId, userId) !== undefined;
+  }
   /** organization.GetUserRepoTeams: the user's teams that hold the repository. */
   userRepoTeams(userId: number, repoId: number): TeamRow[] {
     return this.all<TeamRow>(

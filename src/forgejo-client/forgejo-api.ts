@@ -1,8 +1,9 @@
 import * as z from "zod";
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
+import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
+import { ForgejoApiError } from "../errors.ts";
 import { forgejoTime } from "./forgejo-time.ts";
-import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, TeamSchema, UserSchema, VersionSchema } from "./schemas.ts";
 import { toHostAttachment, toHostComment, toHostHook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
 
 export type { RepoRef } from "../ports/issue-host.ts";
@@ -254,5 +255,43 @@ export class ForgejoApi implements IssueHost {
       what: `${user}'s permission on ${repoName(r)}`,
     });
     return res.data.permission;
+  }
+
+  /**
+   * GET /repos/{owner}/{repo}/teams (routers/api/v1/api.go:1180-1181, reqAnyRepoReader; repo/teams.go:18-59):
+   * every team of the organisation holding the repository, unpaged. 405 for a user's repository: no teams.
+   * A team's issues mode is its `units_map["repo.issues"]` (Team.GetUnitsMap, models/organization/team.go:124-136:
+   * an admin team maps every unit to its own mode); a server sending only `units` gives the team's mode to
+   * each unit listed.
+   */
+  async listRepoTeams(r: RepoRef): Promise<HostTeam[]> {
+    try {
+      const res = await this.client.call("GET /repos/{owner}/{repo}/teams", { params: { ...r }, schema: z.array(TeamSchema), what: `teams of ${repoName(r)}` });
+      return res.data.map((t) => ({
+        id: t.id,
+        name: t.name,
+        permission: t.permission,
+        issuesMode: t.units_map ? (t.units_map["repo.issues"] ?? "none") : (t.units ?? []).includes("repo.issues") ? t.permission : "none",
+      }));
+    } catch (e) {
+      if (e instanceof ForgejoApiError && e.status === 405) return []; // "repo is not owned by an organization"
+      throw e;
+    }
+  }
+
+  /**
+   * GET /teams/{id}/members/{username} (routers/api/v1/api.go:1627-1648; org/team.go:432-470): 200 when a
+   * member, 404 when not. reqTeamMembership (api.go:551-586) answers the bot 404 unless it is a site admin,
+   * an owner of the organisation or a member of that team (403 when it is only an organisation member):
+   * both are "not known to be a member"; a 403 is thrown so the caller can say the bot may not look.
+   */
+  async isTeamMember(teamId: number, user: string): Promise<boolean> {
+    try {
+      await this.client.call("GET /teams/{id}/members/{username}", { params: { id: teamId, username: user }, schema: UserSchema, what: `${user}'s membership of team ${teamId}` });
+      return true;
+    } catch (e) {
+      if (e instanceof ForgejoApiError && e.status === 404) return false;
+      throw e;
+    }
   }
 }

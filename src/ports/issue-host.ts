@@ -74,6 +74,16 @@ export interface HostHook {
   config?: Record<string, string>;
 }
 
+/** A team of the repository's organisation that holds the repository. */
+export interface HostTeam {
+  id: number;
+  name: string;
+  /** The team's mode ("read", "write", "admin", "owner"; for per-unit teams the lowest of its units). */
+  permission: string;
+  /** The team's mode on the issues unit ("none" when the team has none). */
+  issuesMode: string;
+}
+
 export interface HostRepo {
   id: number;
   fullName: string;
@@ -149,4 +159,8 @@ export interface IssueHost {
   listCollaborators(r: RepoRef): Promise<HostUser[]>;
   /** The user's access mode to the repository: "owner", "admin", "write", "read" or "none". */
   collaboratorPermission(r: RepoRef, user: string): Promise<string>;
+  /** The organisation's teams that hold the repository (empty for a user's repository). */
+  listRepoTeams(r: RepoRef): Promise<HostTeam[]>;
+  /** Whether `user` is a member of the team; false when the host says no such membership (or hides the team). */
+  isTeamMember(teamId: number, user: string): Promise<boolean>;
 }

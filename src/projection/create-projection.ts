@@ -3,7 +3,7 @@ import { hydrate, historyNeeded, sealedState } from "./bounded-history.ts";
 import type { HistoryRequest, SealedState } from "./bounded-history.ts";
 import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.ts";
 import { remove, upsert } from "./fold-comments.ts";
-import { anomalies, entry, latest, resume, snapshot, watermark } from "./projection-answers.ts";
+import { anomalies, entry, latest, resume, signalTimes, snapshot, watermark } from "./projection-answers.ts";
 import type { AgentEntry, Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
 import { createProjectionState } from "./projection-state.ts";
 import type { ProjectionOptions, RestoredComment } from "./projection-state.ts";
@@ -64,6 +64,12 @@ export interface Projection {
   latest(agent: string, session?: string): LatestCheckpoint | null;
   /** One agent+session's entry (its fence is `maxEpoch`), or null; derives only that entry. */
   entry(agent: string, session: string): AgentEntry | null;
+  /**
+   * The server times (ms) of the agent+session's trusted signals, in comment-id order: every one
+   * folded here (a bounded projection keeps the last MAX_INTERVALS + 1). A cold reader joins them
+   * to the resume index's (joinSignals), so its liveness equals a full read's.
+   */
+  signalTimes(agent: string, session: string): readonly number[];
   /** Highest live comment id (0 if none). */
   watermark(): number;
   anomalies(): Anomaly[];
@@ -109,6 +115,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     resume: (agent, session, phaseMap) => resume(s, agent, session, phaseMap),
     latest: (agent, session) => latest(s, agent, session),
     entry: (agent, session) => entry(s, agent, session),
+    signalTimes: (agent, session) => signalTimes(s, agent, session),
     watermark: () => watermark(s),
     anomalies: () => anomalies(s),
   };

@@ -9,6 +9,8 @@ import type { JsonValue } from "../protocol/index.ts";
 export interface DerivedEntry {
   entry: AgentEntry;
   anomalies: Anomaly[];
+  /** The trusted signals' server times (ms) the fold holds, in comment-id order (a sealed fold keeps the last MAX_INTERVALS + 1). */
+  signals: readonly number[];
 }
 
 export interface DeriveOptions {
@@ -294,7 +296,7 @@ export function finishFold(f: EntryFold): DerivedEntry {
   const after = latestRecord?.commentId ?? 0;
   const notUsed = f.refused.filter((n) => n.commentId > after);
   if (notUsed.length) entry.notUsed = notUsed.slice(-MAX_NOT_USED).reverse();
-  return { entry, anomalies: [...f.anomalies] };
+  return { entry, anomalies: [...f.anomalies], signals };
 }
 
 function toLatest(r: Extract<StoredRecord, { kind: "checkpoint" }>): LatestCheckpoint {

@@ -23,7 +23,7 @@ export type {
   ProjectionSnapshot,
   ResumeAnswer,
 } from "./projection-snapshot.ts";
-export { liveness, DEFAULT_LIVENESS_OPTIONS } from "./liveness.ts";
+export { liveness, joinSignals, DEFAULT_LIVENESS_OPTIONS } from "./liveness.ts";
 export type { Liveness, LivenessOptions, LivenessState } from "./liveness.ts";
 export { detectTransitions } from "./detect-transitions.ts";
 export type { LivenessTransition } from "./detect-transitions.ts";

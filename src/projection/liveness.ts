@@ -1,4 +1,5 @@
 import type { AgentEntry } from "./projection-snapshot.ts";
+import { MAX_INTERVALS } from "./projection-snapshot.ts";
 
 export type LivenessState = "active" | "stale" | "silent";
 
@@ -49,4 +50,22 @@ export function liveness(entry: Pick<AgentEntry, "lastSignalAt" | "intervalsMs">
   const ageMs = Math.max(0, now.getTime() - last);
   const state: LivenessState = ageMs >= silentMs ? "silent" : ageMs >= thresholdMs ? "stale" : "active";
   return { state, thresholdMs, silentMs, ageMs };
+}
+
+/**
+ * The liveness inputs of a history cut in two at a comment id: `before` as the resume index carries
+ * them (the last signal's time and up to MAX_INTERVALS gaps), `after` the times of the trusted signals
+ * above the cut, in comment-id order. Equal to what a fold of the whole history derives (derive-entry.ts,
+ * finishFold): the gaps are appended in order, each clamped at 0, and the last MAX_INTERVALS kept. Pure.
+ */
+export function joinSignals(before: Pick<AgentEntry, "lastSignalAt" | "intervalsMs">, after: readonly number[]): Pick<AgentEntry, "lastSignalAt" | "intervalsMs"> {
+  if (after.length === 0) return { lastSignalAt: before.lastSignalAt, intervalsMs: before.intervalsMs.slice(-MAX_INTERVALS) };
+  const gaps = [...before.intervalsMs];
+  const parsed = before.lastSignalAt === null ? Number.NaN : Date.parse(before.lastSignalAt);
+  let prev: number | null = Number.isNaN(parsed) ? null : parsed;
+  for (const t of after) {
+    if (prev !== null) gaps.push(Math.max(0, t - prev));
+    prev = t;
+  }
+  return { lastSignalAt: new Date(prev as number).toISOString(), intervalsMs: gaps.slice(-MAX_INTERVALS) };
 }

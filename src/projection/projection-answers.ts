@@ -106,6 +106,11 @@ export const entry = (s: ProjectionState, agent: string, session: string): Agent
   return k ? derived(s, k).entry : null;
 };
 
+export const signalTimes = (s: ProjectionState, agent: string, session: string): readonly number[] => {
+  const k = s.keys.get(entryKey(agent, session));
+  return k ? derived(s, k).signals : [];
+};
+
 export const watermark = (s: ProjectionState): number => {
   refreshWatermark(s);
   return s.maxId;

@@ -3,6 +3,7 @@ import type { AnyCommentKind, CommentKind } from "./comment-kind.ts";
 import { checkpointKind } from "./kinds/checkpoint-kind.ts";
 import { controlKind } from "./kinds/control-kind.ts";
 import { healthKind } from "./kinds/health-kind.ts";
+import { builtSchema, lazySchema } from "./lazy-schema.ts";
 
 /**
  * Every protocol comment kind the reader knows. A comment whose first line opens with none of their
@@ -81,7 +82,7 @@ export function markerOf(kind: string, registry: KindRegistry = PROTOCOL_KINDS):
 export function parsedCommentSchema<Ks extends readonly AnyCommentKind[]>(registry: KindRegistry<Ks>): z.ZodType<ParsedFor<Ks>> {
   const names = registry.kinds.map((k) => k.kind);
   const [first, ...rest] = [
-    ...registry.kinds.map((k) => z.object({ kind: z.literal(k.kind), [k.kind]: k.schema })),
+    ...registry.kinds.map((k) => z.object({ kind: z.literal(k.kind), [k.kind]: builtSchema(k.schema) })),
     z.object({ kind: z.literal("invalid"), marker: z.enum(names as [string, ...string[]]), agent: z.string().nullable(), error: z.string() }),
     z.object({ kind: z.literal("none") }),
   ];
@@ -89,4 +90,4 @@ export function parsedCommentSchema<Ks extends readonly AnyCommentKind[]>(regist
 }
 
 /** The reader's verdict on one comment body, as a schema (validation at boundaries). */
-export const ParsedCommentSchema = parsedCommentSchema(PROTOCOL_KINDS);
+export const ParsedCommentSchema = lazySchema(() => parsedCommentSchema(PROTOCOL_KINDS));

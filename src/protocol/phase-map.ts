@@ -1,7 +1,8 @@
 import * as z from "zod";
+import { lazySchema } from "./lazy-schema.ts";
 
 /** Phase → resume point. */
-export const PhaseMapSchema = z.record(z.string().min(1), z.string().min(1));
+export const PhaseMapSchema = lazySchema(() => z.record(z.string().min(1), z.string().min(1)));
 export type PhaseMap = z.infer<typeof PhaseMapSchema>;
 
 /** The seed's PHASE_RESUME_MAP for implementation-worker, verbatim. */

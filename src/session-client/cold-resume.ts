@@ -2,7 +2,7 @@ import type { HostComment, HostIssue, IssueHost, RepoRef } from "../ports/issue-
 import { ForgejoApiError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
-import { DEFAULT_LEGACY_WRITERS, createProjection } from "../projection/index.ts";
+import { DEFAULT_LEGACY_WRITERS, createProjection, joinSignals } from "../projection/index.ts";
 import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
 import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
 import type { ResumeIndex, ResumeIndexEntry, ResumeIndexRef } from "../dashboard/index.ts";
@@ -41,10 +41,22 @@ const trustedSet = (policy: TrustPolicy) => new Set([...policy.trustedAuthors].m
 const signingOf = (policy: TrustPolicy, input: ColdResumeInput): Signing =>
   policy.signingKey ? { key: policy.signingKey, scope: resumeIndexScope(input.repo.owner, input.repo.repo, input.issue) } : undefined;
 
-function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full"): ColdResumeAnswer {
+/**
+ * The answer from what was read. `join`: the read is an index's tail, so the entry's liveness inputs are
+ * the index's (as of its watermark) joined with the trusted signals above the watermark; the records at
+ * or below it (the pointed checkpoint, controls, rewind targets) are already counted in the index's.
+ */
+function answer(records: CommentRecord[], input: ColdResumeInput, policy: TrustPolicy, via: "index" | "full", join?: { watermark: number; entry: ResumeIndexEntry }): ColdResumeAnswer {
   const p = createProjection(policy);
   p.replaceAll(records);
-  const entry = p.entry(input.agent, input.session);
+  let entry = p.entry(input.agent, input.session);
+  if (entry && join) {
+    // The fold runs in comment-id order, so the signals of the records up to the watermark come first.
+    const below = createProjection(policy);
+    below.replaceAll(records.filter((r) => r.id <= join.watermark));
+    const after = p.signalTimes(input.agent, input.session).slice(below.signalTimes(input.agent, input.session).length);
+    entry = { ...entry, ...joinSignals({ lastSignalAt: join.entry.signalAt ?? null, intervalsMs: join.entry.gapsMs ?? [] }, after) };
+  }
   return { ...p.resume(input.agent, input.session, input.map), maxEpoch: entry?.maxEpoch ?? 0, via, entry };
 }
 
@@ -148,6 +160,8 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
   // No entry: a fresh agent, or one the index left out (or a writer removed). Only a signed, complete index can say which.
   if (!entry && !(signing && index.complete === true)) return full();
+  // Written before the index carried liveness: only a full read can answer it as every reader does.
+  if (entry && entry.signalAt === undefined) return full();
 
   // Reading from earlier than the watermark only adds real comments of this issue: never less safe, only more bytes.
   const atMs = entry?.at !== undefined ? Date.parse(entry.at) : Number.NaN;
@@ -216,7 +230,7 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     records.push(toCommentRecord(c));
   }
   records.sort((a, b) => a.id - b.id);
-  const result = answer(records, input, policy, "index");
+  const result = answer(records, input, policy, "index", entry ? { watermark: index.watermark, entry } : undefined);
   if (entry) {
     // Trust the shortcut only when it found what the index promised (or something newer).
     // Older than the index's is right only when a rewind the read holds went back to it.

@@ -5,7 +5,7 @@ import { findOpenHead } from "../chain/open-head.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
 import { createProjection, decideResume } from "../projection/index.ts";
-import type { Directive, LegacyWriters, NamedPhaseMap, Projection, ProjectionSnapshot, ResumeDecision, LatestCheckpoint, TrustPolicy } from "../projection/index.ts";
+import type { Directive, LegacyWriters, NamedPhaseMap, Projection, ProjectionSnapshot, ResumeDecision, LatestCheckpoint, LivenessOptions, TrustPolicy } from "../projection/index.ts";
 import { CheckpointTooLargeError } from "../errors.ts";
 import { DEFAULT_MAX_CHECKPOINT_BYTES, DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "./defaults.ts";
 import { locateIssue } from "./locate-issue.ts";
@@ -50,6 +50,8 @@ export interface SessionStoreOptions {
   /** Issues with more comments are read in windows of updated time (see readAllComments). Default 2,000. */
   readWindowSize?: number;
   logger?: Pick<Logger, "warn" | "debug" | "info">;
+  /** Stale/silent thresholds of `resume`'s liveness (CHECKPOST_STALE_AFTER_MS, CHECKPOST_MIN_STALE_MS), as the bot's. */
+  liveness?: Partial<LivenessOptions>;
   now?: () => Date;
   newId?: () => string;
 }
@@ -264,7 +266,7 @@ export class SessionStore {
     session: string,
     map: Readonly<PhaseMap> | NamedPhaseMap | null,
     opts: { takeOver?: boolean } = {},
-  ): Promise<Omit<ResumeDecision, "liveness"> & { via: ColdResumeAnswer["via"]; takeover_comment_id?: number }> {
+  ): Promise<ResumeDecision & { via: ColdResumeAnswer["via"]; takeover_comment_id?: number }> {
     // null: no map, the agent resumes at its own phase (`mapped: false`), as every reader answers.
     const named: NamedPhaseMap | null = map === null ? null : isNamedMap(map) ? map : { name: "custom", map };
     const first = await this.issueNumber();
@@ -275,9 +277,9 @@ export class SessionStore {
     const hinted = hint ? await coldResumeFromHint({ api: this.o.api, repo: this.repo, issue: first, policy, agent, session, map: named?.map ?? {}, indexHint: hint }) : null;
     const answer = hinted ?? (await this.resumeCold(first, policy, agent, session, named));
     if (answer.indexRef) this.rememberIndexRef(this.issue ?? first, answer.indexRef);
-    // The one resume decision (src/projection/resume-decision.ts). Liveness is left out: the index path
-    // folds only the tail, and a worker that resumes is alive; status and the API answer it.
-    const { liveness: _l, ...decision } = decideResume(agent, answer.entry, { map: named, now: this.o.now() });
+    // The one resume decision (src/projection/resume-decision.ts), liveness included: the index path
+    // joins the index's signals to the tail's (cold-resume.ts), so it equals a full read's.
+    const decision = decideResume(agent, answer.entry, { map: named, now: this.o.now(), ...(this.o.liveness ? { liveness: this.o.liveness } : {}) });
     // Take over: every resume fences off earlier writers of this agent+session.
     const { epoch } = decision;
     const seq = answer.checkpoint?.seq ?? 0;

@@ -51,3 +51,40 @@ describe("permission values as Forgejo computes them", () => {
     expect((await api(s.forge, "GET", "/repos/acme/tools/hooks", { token: tokens.ada })).status).toBe(200);
   });
 });
+
+describe("the team routes a bot reads when the permission says read (issue 18 item 6)", () => {
+  const get = async (path: string, who: string) => api(s.forge, "GET", path, { token: tokens[who] ?? s.root });
+
+  it("GET /repos/{o}/{r}/teams: the teams holding the repo with units_map as Forgejo's GetUnitsMap (admin teams: every unit)", async () => {
+    const r = await get("/repos/acme/tools/teams", "ivy");
+    expect(r.status).toBe(200);
+    const teams = (r.json as Record<string, unknown>[]).map((t) => [
+      t.name,
+      t.permission,
+      (t.units_map as Record<string, string>)["repo.issues"],
+      (t.units_map as Record<string, string>)["repo.code"],
+    ]);
+    // Sorted by name (team_list.go:101-108); an admin team has every unit at "admin" (team.go:124-136).
+    expect(teams).toEqual([
+      ["admins", "admin", "admin", "admin"],
+      ["devs", "write", "write", "write"],
+      ["triage", "read", "write", "read"],
+    ]);
+    // An outsider of a public repo may read it, so may list its teams (reqAnyRepoReader).
+    expect((await get("/repos/acme/tools/teams", "outsider")).status).toBe(200);
+    // A user's repository has no teams: 405 (routers/api/v1/repo/teams.go:41-44).
+    s.forge.admin.createRepo("ivy", "own");
+    expect((await get("/repos/ivy/own/teams", "ivy")).status).toBe(405);
+  });
+
+  it("GET /teams/{id}/members/{u}: a member of that team, an org owner or a site admin may ask; another org member 403, an outsider 404", async () => {
+    const teams = (await get("/repos/acme/tools/teams", "ivy")).json as { id: number; name: string }[];
+    const triage = teams.find((t) => t.name === "triage")?.id as number;
+    expect((await get(`/teams/${triage}/members/ivy`, "ivy")).status).toBe(200);
+    expect((await get(`/teams/${triage}/members/cody`, "ivy")).status).toBe(404); // not in the team
+    expect((await get(`/teams/${triage}/members/ivy`, "root")).status).toBe(200); // site admin
+    expect((await get(`/teams/${triage}/members/ivy`, "cody")).status).toBe(403); // org member, not in the team
+    expect((await get(`/teams/${triage}/members/ivy`, "outsider")).status).toBe(404); // not in the organisation
+    expect((await get(`/teams/99999/members/ivy`, "root")).status).toBe(404);
+  });
+});

@@ -40,17 +40,23 @@ export interface BotWorld {
 /** Bot timers off: tests drive polls, reconciles, liveness and dashboard writes themselves. */
 export const TIMERS_OFF = { pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
 
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string } = {}): Promise<BotWorld> {
+/** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
   const botToken = a.createToken("checkpost-bot");
   const agentToken = a.createToken("agent");
   const malloryToken = a.createToken("mallory");
-  a.createRepo("agent", "work");
-  a.addCollaborator("agent", "work", "checkpost-bot", "write");
-  a.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
-  const issue = a.createIssue("agent", "work", {
+  const owner = opts.org ?? "agent";
+  if (opts.org) {
+    a.createOrg(opts.org);
+    a.createRepo(opts.org, "work");
+    a.addCollaborator(opts.org, "work", "agent", "admin");
+  } else a.createRepo("agent", "work");
+  a.addCollaborator(owner, "work", "checkpost-bot", "write");
+  a.createLabel(owner, "work", { name: DEFAULT_SESSION_LABEL });
+  const issue = a.createIssue(owner, "work", {
     title: DEFAULT_SESSION_TITLE,
     body: "Notes from a person.\n",
     labels: [DEFAULT_SESSION_LABEL],
@@ -70,7 +76,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     secrets: [botToken, SECRET, API_TOKEN],
   });
   const config: BotConfig = {
-    ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner: "agent", repo: "work" }]),
+    ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner, repo: "work" }]),
     trustedAuthors: ["agent"],
     webhookSecret: SECRET,
     apiTokens: [API_TOKEN],
@@ -86,7 +92,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
   const api = (token: string) => new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
   if (opts.webhook !== false)
     await api(agentToken).createHook(
-      { owner: "agent", repo: "work" },
+      { owner, repo: "work" },
       { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${config.webhookPath}`, content_type: "json", secret: SECRET } },
     );
   return {
@@ -94,7 +100,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     bot,
     config,
     logger,
-    repo: { owner: "agent", repo: "work" },
+    repo: { owner, repo: "work" },
     issue,
     botToken,
     agentToken,

@@ -1,4 +1,4 @@
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
+import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
 import { ForgejoApiError } from "../../src/errors.ts";
 
 /** A 404 as the adapter throws it. */
@@ -285,5 +285,18 @@ export class FakeIssueHost implements IssueHost {
   async collaboratorPermission(_r: RepoRef, user: string): Promise<string> {
     this.call("collaboratorPermission");
     return this.done("collaboratorPermission", this.permissions.get(user) ?? "none");
+  }
+  /** Teams holding the repository, and their members (lower-case logins): seeded by tests. */
+  readonly teams: (HostTeam & { members: string[] })[] = [];
+  async listRepoTeams(_r: RepoRef): Promise<HostTeam[]> {
+    this.call("listRepoTeams");
+    return this.done(
+      "listRepoTeams",
+      this.teams.map(({ members: _m, ...t }) => t),
+    );
+  }
+  async isTeamMember(teamId: number, user: string): Promise<boolean> {
+    this.call("isTeamMember");
+    return this.done("isTeamMember", this.teams.find((t) => t.id === teamId)?.members.includes(user.toLowerCase()) ?? false);
   }
 }

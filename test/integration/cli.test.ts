@@ -110,6 +110,11 @@ describe("checkpost CLI", () => {
     const r = io(env);
     expect(await runCli(["resume", "--agent", "implementation-worker", "--session", "s1"], r.cli)).toBe(0);
     expect(r.json()).toMatchObject({ resume_point: "phase_4_pr", phase: "commit_complete", state: { commit_sha: "abc" } });
+    // Liveness as status and the bot answer it, under CHECKPOST_STALE_AFTER_MS (1 ms: silent at 3 ms, so at once).
+    expect((r.json() as { liveness: unknown }).liveness).toMatchObject({ state: "active", thresholdMs: 300_000 });
+    const stale = io({ ...env, CHECKPOST_STALE_AFTER_MS: "1" });
+    expect(await runCli(["resume", "--agent", "implementation-worker", "--session", "s1"], stale.cli)).toBe(0);
+    expect((stale.json() as { liveness: unknown }).liveness).toMatchObject({ state: "silent", thresholdMs: 1, silentMs: 3 });
 
     const none = io(env);
     await runCli(["resume", "--agent", "implementation-worker", "--session", "other"], none.cli);

@@ -80,4 +80,10 @@ describe.each(hosts)("IssueHost contract: %s", (_name, open) => {
     await host.deleteHook(repo, hook.id);
     expect(await host.listHooks(repo)).toEqual([]);
   });
+
+  it("a user's repository has no teams (Forgejo: 405), and no one is a member of an unknown team (404)", async () => {
+    const host = await open();
+    expect(await host.listRepoTeams(repo)).toEqual([]);
+    expect(await host.isTeamMember(424242, "agent")).toBe(false);
+  });
 });

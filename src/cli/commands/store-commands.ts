@@ -109,6 +109,8 @@ export async function resume(
     directive: r.directive,
     // Newer checkpoints that were refused (a fenced legacy writer, an edit…), each with its reason and the setting to change.
     not_used: r.not_used,
+    // As every reader answers it (CHECKPOST_STALE_AFTER_MS, CHECKPOST_MIN_STALE_MS): the agent's last signal before this resume.
+    liveness: r.liveness,
     // The issue answered from: the open head of the session chain.
     issue: r.issue,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),

@@ -55,6 +55,8 @@ export interface Ops {
   getHook(o: string, r: string, id: number): Promise<Reply>;
   editHook(o: string, r: string, id: number, body: Body): Promise<Reply>;
   deleteHook(o: string, r: string, id: number): Promise<Reply>;
+  listRepoTeams(o: string, r: string): Promise<Reply>;
+  teamMember(team: number, u: string): Promise<Reply>;
   /** Not implemented by the embedded forge (Forgejo has them): must answer like an unknown route. */
   unimplemented: Array<{ name: string; call(o: string, r: string): Promise<Reply> }>;
 }
@@ -129,6 +131,8 @@ export function giteaJs(baseUrl: string): Driver {
       getHook: (o, r, id) => gj(api.repos.repoGetHook(o, r, id)),
       editHook: (o, r, id, body) => gj(gr("repoEditHook", o, r, id, body)),
       deleteHook: (o, r, id) => gj(api.repos.repoDeleteHook(o, r, id)),
+      listRepoTeams: (o, r) => gj(api.repos.repoListTeams(o, r)),
+      teamMember: (team, u) => gj(api.teams.orgListTeamMember(team, u)),
       unimplemented: [
         { name: "GET /repos/{owner}/{repo}/labels/{id}", call: (o, r) => gj(api.repos.issueGetLabel(o, r, 1)) },
         { name: "GET /repos/{owner}/{repo}/issues/comments", call: (o, r) => gj(api.repos.issueGetRepoComments(o, r)) },
@@ -194,6 +198,8 @@ export function forgejoTs(baseUrl: string): Driver {
       getHook: (o, r, id) => fj(ff("repoGetHook", c({ owner: o, repo: r, id }))),
       editHook: (o, r, id, body) => fj(ff("repoEditHook", c({ owner: o, repo: r, id }, { body }))),
       deleteHook: (o, r, id) => fj(ff("repoDeleteHook", c({ owner: o, repo: r, id }))),
+      listRepoTeams: (o, r) => fj(ff("repoListTeams", c({ owner: o, repo: r }))),
+      teamMember: (team, u) => fj(ff("orgListTeamMember", c({ id: team, username: u }))),
       unimplemented: [
         { name: "GET /repos/{owner}/{repo}/labels/{id}", call: (o, r) => fj(ff("issueGetLabel", c({ owner: o, repo: r, id: 1 }))) },
         { name: "GET /repos/{owner}/{repo}/issues/comments", call: (o, r) => fj(ff("issueGetRepoComments", c({ owner: o, repo: r }))) },

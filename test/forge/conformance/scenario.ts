@@ -174,6 +174,21 @@ export async function runScenario(s: Seeded & { carol: string }, driver: Driver)
   await status(alice.deleteIssue(o, r, n2), 404, "delete it again");
   await status(anon.getIssue(o, r, n2), 404, "deleted issue is gone");
 
+  // Teams (issue 18): an organisation's repository, a triage team that may write issues but reads code.
+  const a = s.forge.admin;
+  a.createOrg("acme");
+  a.createRepo("acme", "tools");
+  const triage = a.createTeam("acme", "triage", { units: { issues: "write", code: "read" }, repos: ["tools"] });
+  a.addTeamMember("acme", "triage", "carol");
+  const teams = arr((await status(carol.listRepoTeams("acme", "tools"), 200, "repo teams")).data).map(rec);
+  expect(teams.map((t) => [t.name, t.permission, t.units_map])).toEqual([["triage", "read", { "repo.code": "read", "repo.issues": "write" }]]);
+  await status(anon.listRepoTeams("acme", "tools"), 401, "anonymous repo teams");
+  expect(rec((await status(carol.teamMember(triage.id, "carol"), 200, "team member")).data).login).toBe("carol");
+  await status(carol.teamMember(triage.id, "bob"), 404, "not a team member");
+  await status(bob.teamMember(triage.id, "carol"), 404, "asked by an outsider of the organisation");
+  await status(root.teamMember(triage.id, "carol"), 200, "asked by a site admin");
+  await status(carol.teamMember(9999, "carol"), 404, "unknown team");
+
   // Endpoints Forgejo has and this server does not: they must answer as an unknown route does.
   for (const u of alice.unimplemented) {
     const reply = await u.call(o, r);

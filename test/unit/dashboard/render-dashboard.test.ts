@@ -58,8 +58,20 @@ describe("renderDashboard", () => {
       watermark: 6,
       watermarkUpdatedAt: new Date(at(540)).toISOString(),
       entries: [
-        { agent: "implementation-worker", session: "s1", commentId: 2, id: "cp-00000002", seq: 2, epoch: 1, at: new Date(at(420)).toISOString(), maxEpoch: 1 },
-        { agent: "pr-self-reviewer", session: "s1", commentId: 5, at: new Date(at(5)).toISOString(), maxEpoch: 0 },
+        // signalAt and gapsMs: the liveness inputs as of the watermark (the health at 540 s is the last signal).
+        {
+          agent: "implementation-worker",
+          session: "s1",
+          commentId: 2,
+          id: "cp-00000002",
+          seq: 2,
+          epoch: 1,
+          at: new Date(at(420)).toISOString(),
+          maxEpoch: 1,
+          signalAt: new Date(at(540)).toISOString(),
+          gapsMs: [419_000, 120_000],
+        },
+        { agent: "pr-self-reviewer", session: "s1", commentId: 5, at: new Date(at(5)).toISOString(), maxEpoch: 0, signalAt: new Date(at(5)).toISOString() },
       ],
       complete: true,
     });

@@ -75,7 +75,19 @@ describe("resume index", () => {
       v: 1,
       watermark: 9,
       watermarkUpdatedAt: new Date(T0 + 9000).toISOString(),
-      entries: [{ agent: "implementation-worker", session: "s1", commentId: 3, id: "cp-00000003", seq: 1, epoch: 2, at: new Date(T0 + 3000).toISOString(), maxEpoch: 2 }],
+      entries: [
+        {
+          agent: "implementation-worker",
+          session: "s1",
+          commentId: 3,
+          id: "cp-00000003",
+          seq: 1,
+          epoch: 2,
+          at: new Date(T0 + 3000).toISOString(),
+          maxEpoch: 2,
+          signalAt: new Date(T0 + 3000).toISOString(),
+        },
+      ],
       complete: true,
     });
   });
