@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, spliceDashboard, stampBody } from "../dashboard/index.ts";
+import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, resumeIndexCommentContent, spliceDashboard, stampBody } from "../dashboard/index.ts";
 import type { ResumeIndexRef } from "../dashboard/index.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { commentOnIssue } from "../session-client/comment-on-issue.ts";
@@ -48,11 +48,12 @@ export interface DashboardWriterOptions {
 }
 
 /**
- * Largest resume index kept inline in the body (about 20 agent sessions, liveness fields included). A larger one goes to the
- * index comment: every issue_comment delivery carries the whole body, and the index grows with the
- * agents (1.5 MB at 10,000), while a small inline one saves a cold reader nothing to fetch.
+ * Largest resume index kept inline in the body: none by default, every index goes to the index
+ * comment. Every issue_comment delivery carries the whole body, and the index grows with the agents
+ * (1.5 MB at 10,000); and a reader that remembers the index comment's id skips the read of the body
+ * altogether (most of a cold resume's bytes; docs/benchmarks.md). Readers still take an inline index.
  */
-export const RESUME_INDEX_INLINE_MAX_BYTES = 8 * 1024;
+export const RESUME_INDEX_INLINE_MAX_BYTES = 0;
 
 /**
  * Largest dashboard section written with its index inline (issue 22's body target at the bench's 20
@@ -290,11 +291,15 @@ export class DashboardWriter {
     let id = this.indexComment?.id ?? null;
     if (id === null) {
       // After a restart: the comment the body points to, if it is ours and an index (never edit a person's comment).
-      const pointed = extractResumeIndexRef(body)?.comment;
-      if (pointed !== undefined) {
+      const pointer = extractResumeIndexRef(body);
+      if (pointer !== null) {
         try {
-          const c = await o.api.getComment(o.repo, pointed);
-          if (c.author.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) id = c.id;
+          const c = await o.api.getComment(o.repo, pointer.comment);
+          if (c.author.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) {
+            id = c.id;
+            // A restart with nothing new to say: no rewrite (up to 1.1 MB at 10,000 agents), and the pointer stays as it is.
+            if (resumeIndexCommentContent(c.body) === ix.content) this.indexComment = { id, content: ix.content, ref: pointer };
+          }
         } catch (e) {
           if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
         }

@@ -32,6 +32,35 @@ export function extractResumeIndexFromComment(body: string | null | undefined, o
   return typeof body === "string" ? indexIn(body, opts) : null;
 }
 
+/**
+ * What a resume index says bar its watermark and signature, as a string to compare (the writer's
+ * `content`, see renderResumeIndex). Two indexes with the same content point every agent session
+ * to the same comments.
+ */
+export function resumeIndexContent(index: Readonly<Record<string, unknown>>): string {
+  const { watermark: _w, watermarkUpdatedAt: _u, sig: _s, ...rest } = index;
+  return JSON.stringify(rest);
+}
+
+/**
+ * The content (resumeIndexContent) of the one index in an index comment's body, unchecked, or null.
+ * Only for the bot to tell whether its own comment already says what it would write: never a
+ * reader's answer (readers use extractResumeIndexFromComment).
+ */
+export function resumeIndexCommentContent(body: string): string | null {
+  const open = body.indexOf(RESUME_INDEX_OPEN);
+  if (open < 0 || body.indexOf(RESUME_INDEX_OPEN, open + 1) >= 0) return null;
+  const from = open + RESUME_INDEX_OPEN.length;
+  const close = body.indexOf(RESUME_INDEX_CLOSE, from);
+  if (close < 0) return null;
+  try {
+    const json: unknown = JSON.parse(body.slice(from, close));
+    return typeof json === "object" && json !== null && !Array.isArray(json) ? resumeIndexContent(json as Record<string, unknown>) : null;
+  } catch {
+    return null; // not an index: the bot rewrites it
+  }
+}
+
 const ResumeIndexRefSchema = lazySchema(() =>
   z.object({
     /** The comment of this issue that holds the index. */

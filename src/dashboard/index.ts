@@ -6,7 +6,7 @@ export { dashboardChanged } from "./dashboard-changed.ts";
 export { bodyStampMatches, stampBody, unstampBody } from "./body-stamp.ts";
 export { findDashboardSections } from "./find-dashboard-sections.ts";
 export type { DashboardSpan } from "./find-dashboard-sections.ts";
-export { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef } from "./extract-resume-index.ts";
+export { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef, resumeIndexCommentContent, resumeIndexContent } from "./extract-resume-index.ts";
 export type { ResumeIndexRef } from "./extract-resume-index.ts";
 export { ResumeIndexSchema, ResumeIndexEntrySchema, MAX_RESUME_INDEX_ENTRIES, buildResumeIndex, formatResumeIndex, resumeIndexScope, signResumeIndex } from "./resume-index.ts";
 export type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";

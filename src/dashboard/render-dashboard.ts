@@ -11,7 +11,7 @@ import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
 import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
-import { formatResumeIndexRef } from "./extract-resume-index.ts";
+import { formatResumeIndexRef, resumeIndexContent } from "./extract-resume-index.ts";
 import type { ResumeIndexRef } from "./extract-resume-index.ts";
 import type { ResumeIndexSigning } from "./resume-index.ts";
 import { formatDuration } from "../util/format-duration.ts";
@@ -236,6 +236,5 @@ export function renderResumeIndex(
   opts: Pick<RenderDashboardOptions, "legacyWriters" | "resumeIndexSigning"> = {},
 ): { text: string; since: string | null; content: string } {
   const index = buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {});
-  const { watermark: _w, watermarkUpdatedAt: _u, ...rest } = index;
-  return { text: formatResumeIndex(index, opts.resumeIndexSigning), since: index.watermarkUpdatedAt ?? null, content: JSON.stringify(rest) };
+  return { text: formatResumeIndex(index, opts.resumeIndexSigning), since: index.watermarkUpdatedAt ?? null, content: resumeIndexContent(index) };
 }

@@ -44,8 +44,12 @@ describe("bench (tiny N)", () => {
     expect(cold.traffic.comments).toBe(5);
     expect(cold.checkpostIndexLater.correct).toBe(cold.checkpostIndexLater.total);
     expect(cold.checkpostIndexLater.answers.every((a) => a.via === "index")).toBe(true);
-    expect(cold.checkpostIndex.cost.maxRequests).toBeLessThanOrEqual(3);
-    expect(cold.firstCall.requests).toBe(cold.checkpostIndex.cost.requests + 1);
+    // Issue 22: ≤ 2 requests in every run, right after the index write and after traffic (the machine
+    // remembers the bot's index comment, so the issue is not read).
+    expect(cold.checkpostIndex.cost.maxRequests).toBeLessThanOrEqual(2);
+    expect(cold.checkpostIndexLater.cost.maxRequests).toBeLessThanOrEqual(2);
+    // A machine's first call reads the login and the issue (for the pointer) besides.
+    expect(cold.firstCall.requests).toBe(cold.checkpostIndex.cost.requests + 2);
     expect(cold.checkpostFull.correct).toBe(cold.checkpostFull.total);
     expect(cold.checkpostFull.answers.every((a) => a.via === "full")).toBe(true);
     // The seed's algorithm is right on the plain case and wrong on the three traps.

@@ -23,6 +23,17 @@ function comparable(s: ReturnType<typeof rebuild> extends Promise<infer T> ? T :
   return { ...s, anomalies: s.anomalies.filter((a) => a.kind !== "deleted-checkpoint") };
 }
 
+/**
+ * A reconcile, then the bot's dashboard write (which creates or edits the bot's own resume index
+ * comment, a comment like any other), then a reconcile that reads that comment too: what a bot
+ * without webhooks converges on.
+ */
+async function reconcileSettled() {
+  await w.bot.reconcileAll();
+  await w.bot.flushDashboards();
+  await w.bot.reconcileAll();
+}
+
 async function activity() {
   const api = w.api(w.agentToken);
   const a = await api.createComment(w.repo, w.issue, cp("clone_complete"));
@@ -97,13 +108,13 @@ describe("webhooks, duplicates, reordering and polling converge on the full rebu
   it("a reconcile folded window by window (large issues) equals a rebuild, deletions included", async () => {
     w = await botWorld({ readWindowSize: 3 }, { webhook: false });
     await activity();
-    await w.bot.reconcileAll();
+    await reconcileSettled();
     expect(comparable(w.bot.trackers()[0]!.projection.snapshot())).toEqual(comparable(await rebuild()));
     const api = w.api(w.agentToken);
     const extra = await api.createComment(w.repo, w.issue, cp("all_subtasks_complete"));
-    await w.bot.reconcileAll();
+    await reconcileSettled();
     await api.deleteComment(w.repo, extra.id);
-    await w.bot.reconcileAll();
+    await reconcileSettled();
     const snap = w.bot.trackers()[0]!.projection.snapshot();
     expect(snap.entries.find((e) => e.session === "s1")?.latest?.phase).not.toBe("all_subtasks_complete");
     expect(comparable(snap)).toEqual(comparable(await rebuild()));

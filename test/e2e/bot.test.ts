@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { extractResumeIndex, DASHBOARD_START, DASHBOARD_END } from "../../src/dashboard/index.ts";
+import { extractResumeIndex, extractResumeIndexRef, DASHBOARD_START, DASHBOARD_END } from "../../src/dashboard/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
 import { SessionStore, toCommentRecord } from "../../src/session-client/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
@@ -49,7 +49,8 @@ describe("bot end to end on the embedded Forgejo", () => {
     body = await issueBody();
     expect(body).toMatch(/commit_complete → phase_4_pr/);
     expect(body).toMatch(/Active/);
-    expect(extractResumeIndex(body)?.entries).toHaveLength(1);
+    expect(extractResumeIndex(body)).toBeNull(); // in the index comment the body points to
+    expect(extractResumeIndexRef(body)).not.toBeNull();
   });
 
   it("keeps a person's edit outside the markers when it lands around a dashboard write", async () => {
@@ -173,7 +174,8 @@ describe("bot end to end on the embedded Forgejo", () => {
     await post(cp("clone_complete"));
     await w.settle();
     const text = await (await w.botFetch("/metrics")).text();
-    expect(text).toMatch(/checkpost_webhook_deliveries_total\{event="issue_comment",result="applied"\} 1/);
+    // The agent's checkpoint, and the bot's own index comment (created on its first dashboard write).
+    expect(text).toMatch(/checkpost_webhook_deliveries_total\{event="issue_comment",result="applied"\} 2/);
     expect(text).toMatch(/checkpost_dashboard_writes_total\{result="written"\} [1-9]/);
   });
 });

@@ -8,6 +8,7 @@ import { parseEnv } from "../../src/config/env.ts";
 import { readArchive } from "../../src/compaction/compact-health.ts";
 import { runCli } from "../../src/app/cli.ts";
 import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../../src/bot/dashboard-writer.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 
@@ -36,6 +37,9 @@ async function compactionWorld() {
   return { world, api, t };
 }
 
+/** The bot's own resume index comment: not a health signal, never compacted. */
+const isIndexComment = (c: { author: string; body: string }) => c.author === "checkpost-bot" && c.body.startsWith(RESUME_INDEX_COMMENT_HEAD);
+
 const kinds = (bodies: string[]) =>
   bodies
     .map((b) => parseComment(b))
@@ -62,7 +66,10 @@ describe("health compaction", () => {
     const before = await api.listComments(world.repo, world.issue);
     const result = await t.compact();
     expect(result).toMatchObject({ selected: 5, deleted: 5, dryRun: false });
-    const after = await api.listComments(world.repo, world.issue);
+    const listed = await api.listComments(world.repo, world.issue);
+    expect(listed.filter(isIndexComment).map((c) => c.id)).toEqual(before.filter(isIndexComment).map((c) => c.id)); // one, kept
+    expect(listed.filter(isIndexComment)).toHaveLength(1);
+    const after = listed.filter((c) => !isIndexComment(c));
     expect(kinds(after.map((c) => c.body))).toEqual([
       'health s1 {"n":5}',
       "checkpoint clone_complete",
@@ -75,7 +82,7 @@ describe("health compaction", () => {
     const [asset] = await api.listIssueAttachments(world.repo, world.issue);
     expect(asset?.name).toMatch(/^checkpost-health-archive-.*\.jsonl\.gz$/);
     const archived = readArchive(await api.downloadAttachment(asset?.downloadUrl as string));
-    const deleted = before.filter((c) => !after.some((a) => a.id === c.id));
+    const deleted = before.filter((c) => !listed.some((a) => a.id === c.id));
     expect(after.at(-1)?.author).toBe("checkpost-bot");
     expect(after.at(-1)?.body).toContain(`"name":"${asset?.name}"`);
     expect(archived.map((a) => [a.id, a.body])).toEqual(deleted.map((c) => [c.id, c.body]));
@@ -123,8 +130,10 @@ describe("health compaction", () => {
     const api = world.api(world.agentToken);
     for (let i = 1; i <= 3; i++) await api.createComment(world.repo, world.issue, health("s1", i));
     await world.settle();
+    const before = (await api.listComments(world.repo, world.issue)).map((c) => c.id);
+    expect(before).toHaveLength(3 + 1); // and the bot's resume index comment
     world.advance(48 * 3_600_000);
     await world.bot.tracker(world.repo, world.issue)?.maintain();
-    expect(await api.listComments(world.repo, world.issue)).toHaveLength(3);
+    expect((await api.listComments(world.repo, world.issue)).map((c) => c.id)).toEqual(before);
   });
 });

@@ -1,6 +1,6 @@
 // What only a shared PostgreSQL store must do (two pools = two replicas): the
 // ProjectionStore contract itself runs in projection-store-contract tests.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-projection-store.ts";
 import { StoreUnavailableError } from "../../src/bot-state/postgres/store-unavailable-error.ts";
@@ -49,6 +49,28 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     expect(x.changed.length + y.changed.length).toBe(50);
     const counts = await a.appliedCounts(K);
     expect(list.every((e) => e.type === "upsert" && counts.get(e.comment.id) === 1)).toBe(true);
+  });
+
+  it("a webhook's new comment is stored in 5 statements (BEGIN, delivery, comment, watermark, COMMIT); an edit adds its row lock and update", async () => {
+    const K5 = "acme/ingest#1";
+    const spy = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      expect((await a.applyDelivery(K5, "i-1", [up(7000, "[CHECKPOINT] new")])).changed).toHaveLength(1);
+      expect(spy).toHaveBeenCalledTimes(5);
+      spy.mockClear();
+      const edit = up(7000, "[CHECKPOINT] edited", "2026-11-29T10:00:07Z");
+      expect((await a.applyDelivery(K5, "i-2", [edit])).changed).toEqual([edit]);
+      expect(spy).toHaveBeenCalledTimes(7);
+      spy.mockClear();
+      // Same second, another id: the ids of that second grow; an older second leaves the watermark alone.
+      await a.applyDelivery(K5, "i-3", [up(7001, "x", "2026-11-29T10:00:07Z")]);
+      await a.applyDelivery(K5, "i-4", [up(7002, "y", "2026-11-29T09:00:00Z")]);
+      expect(await b.watermark(K5)).toEqual({ updatedAtSecond: Date.parse("2026-11-29T10:00:07Z") / 1000, idsInSecond: [7000, 7001] });
+      await a.applyDelivery(K5, "i-5", [up(7003, "z", "2026-11-29T10:00:08Z")]);
+      expect(await b.watermark(K5)).toEqual({ updatedAtSecond: Date.parse("2026-11-29T10:00:08Z") / 1000, idsInSecond: [7003] });
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("a first read of 1,200 comments is stored in multi-row INSERTs; a second read changes only what was edited", async () => {

@@ -216,7 +216,7 @@ describe("rewriting a trusted checkpoint within the second it was posted", () =>
 
 describe("the bot signs the index it writes when a key is set", () => {
   it("a reader with the key takes the index; a forged unsigned copy is ignored", async () => {
-    b = await botWorld({ signingKey: KEY });
+    b = await botWorld({ signingKey: KEY, resumeIndexInlineMaxBytes: 8 * 1024 }); // the inline index, which readers still take
     const store = new SessionStore({ api: b.api(b.agentToken), repo: b.repo, issue: b.issue, trustedAuthors: ["agent"], signingKey: KEY });
     await store.save({ agent: AGENT, session: "s1", phase: "clone_complete", data: {} });
     await b.settle();

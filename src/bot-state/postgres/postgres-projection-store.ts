@@ -262,34 +262,43 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
    */
   private async applyOne(c: pg.PoolClient, issue: IssueKey, e: CommentEvent): Promise<boolean> {
     const id = e.type === "delete" ? e.commentId : e.comment.id;
-    const select = () => c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id]);
-    let row = (await select()).rows[0];
-    if (!row) {
-      const first = foldStoredComment(undefined, e);
-      if (!first) return false;
+    // A webhook's comment is almost always new: insert first (one round trip), and read and lock the row
+    // only when it is already there (an edit, a redelivery, another replica's insert: ON CONFLICT waits
+    // for that replica's transaction).
+    const first = foldStoredComment(undefined, e);
+    if (first) {
       const ins = await c.query(`INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`, [issue, ...rowValues(first)]);
       if (ins.rowCount) return true;
-      // Another replica inserted it meanwhile: wait for its transaction, then fold onto its row.
-      row = (await select()).rows[0];
-      if (!row) throw new Error(`comment ${id} vanished while being stored`);
+    }
+    const row = (await c.query<CommentRow>(`SELECT ${COLS} FROM checkpost_comments WHERE issue_key = $1 AND comment_id = $2 FOR UPDATE`, [issue, id])).rows[0];
+    if (!row) {
+      if (first) throw new Error(`comment ${id} vanished while being stored`);
+      return false;
     }
     return this.foldInto(c, issue, e, row);
   }
 
   /** The newest updated second seen and the ids seen in it (advanceWatermark, as SQLite). */
+  /**
+   * One statement, no read first: the batch's own watermark (advanceWatermarkAll from nothing) merged
+   * with the stored one in SQL, which is the same fold: an older batch second changes nothing, the same
+   * second adds its ids, a newer one replaces them.
+   */
   private async advanceWatermark(c: pg.PoolClient, issue: IssueKey, events: readonly CommentEvent[]): Promise<void> {
-    if (!events.some((e) => e.type === "upsert")) return;
-    const cur = (await c.query<{ s: string; ids: string[] }>("SELECT updated_at_second::text AS s, ids_in_second::text[] AS ids FROM checkpost_watermarks WHERE issue_key = $1 FOR UPDATE", [issue]))
-      .rows[0];
-    const w0: Watermark | null = cur ? { updatedAtSecond: Number(cur.s), idsInSecond: cur.ids.map(Number) } : null;
     const w = advanceWatermarkAll(
-      w0,
+      null,
       events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])),
     );
-    if (!w || w === w0) return;
+    if (!w) return;
     await c.query(
-      `INSERT INTO checkpost_watermarks (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3)
-       ON CONFLICT (issue_key) DO UPDATE SET updated_at_second = excluded.updated_at_second, ids_in_second = excluded.ids_in_second`,
+      `INSERT INTO checkpost_watermarks AS w (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3::bigint[])
+       ON CONFLICT (issue_key) DO UPDATE SET
+         updated_at_second = excluded.updated_at_second,
+         ids_in_second = CASE WHEN w.updated_at_second = excluded.updated_at_second
+           THEN ARRAY(SELECT DISTINCT x FROM unnest(w.ids_in_second || excluded.ids_in_second) AS x ORDER BY x)
+           ELSE excluded.ids_in_second END
+       WHERE w.updated_at_second < excluded.updated_at_second
+          OR (w.updated_at_second = excluded.updated_at_second AND NOT (w.ids_in_second @> excluded.ids_in_second))`,
       [issue, w.updatedAtSecond, w.idsInSecond],
     );
   }
@@ -392,15 +401,24 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
 
   async putEntries(issue: IssueKey, entries: readonly AgentEntry[], removed: readonly { agent: string; session: string }[] = []): Promise<void> {
     if (!entries.length && !removed.length) return;
+    // One statement each (a first start writes every entry: one INSERT a row was a round trip each),
+    // rows in one order for every replica (row locks).
+    const byKey = (a: { agent: string; session: string }, b: { agent: string; session: string }) =>
+      a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.session < b.session ? -1 : a.session > b.session ? 1 : 0;
+    entries = [...entries].sort(byKey);
     await this.tx(async (c) => {
-      for (const r of removed) await c.query("DELETE FROM checkpost_entries WHERE issue_key = $1 AND agent = $2 AND session = $3", [issue, r.agent, r.session]);
-      for (const e of entries)
-        await c.query("INSERT INTO checkpost_entries (issue_key, agent, session, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (issue_key, agent, session) DO UPDATE SET entry = excluded.entry", [
+      if (removed.length)
+        await c.query(`DELETE FROM checkpost_entries WHERE issue_key = $1 AND (agent, session) IN (SELECT a COLLATE "C", s COLLATE "C" FROM unnest($2::text[], $3::text[]) AS t(a, s))`, [
           issue,
-          e.agent,
-          e.session,
-          JSON.stringify(e),
+          removed.map((r) => r.agent),
+          removed.map((r) => r.session),
         ]);
+      if (entries.length)
+        await c.query(
+          `INSERT INTO checkpost_entries (issue_key, agent, session, entry) SELECT $1, a, s, e::jsonb FROM unnest($2::text[], $3::text[], $4::text[]) AS t(a, s, e)
+           ON CONFLICT (issue_key, agent, session) DO UPDATE SET entry = excluded.entry`,
+          [issue, entries.map((e) => e.agent), entries.map((e) => e.session), entries.map((e) => JSON.stringify(e))],
+        );
     });
   }
 

@@ -56,6 +56,7 @@ describe("DashboardWriter: the resume index does not wait for a hold", () => {
       resumeIndex: {
         render: () => ({ text: `<!-- checkpost:resume-index {"v":1,"watermark":${watermark},"c":"${content}"} -->`, since: "2026-01-01T00:00:00Z", content }),
         selfLogin: "bot",
+        inlineMaxBytes: 8 * 1024, // a bot configured with an inline index (the default keeps every index in its comment)
       },
     });
     w.markDirty();
