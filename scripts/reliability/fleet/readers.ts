@@ -182,11 +182,15 @@ export async function currentIndex(
 /** The dashboard on the open session issue: its resume index (currentIndex), each pointed comment read for its `n`. */
 export async function dashboard(api: IssueHost, head: number, agents: AgentRef[], bodies: Map<number, number | null>): Promise<ReaderAnswer[]> {
   let index: ResumeIndex | null;
+  let maxId: number;
   try {
-    index = (await currentIndex(api, head)).index;
+    ({ index, maxId } = await currentIndex(api, head));
   } catch (e) {
     return agents.map(() => ({ n: null, directive: null, error: e instanceof Error ? e.message : String(e) }));
   }
+  // An issue with no comment yet has nothing to index: the bot writes its index comment with the first
+  // comment it reads (an index needs a watermark time), so the dashboard shows no agent.
+  if (!index && maxId === 0) return agents.map(() => ({ n: null, directive: null }));
   if (!index) return agents.map(() => ({ n: null, directive: null, error: `no resume index on #${head}` }));
   const out: ReaderAnswer[] = [];
   for (const a of agents) {
