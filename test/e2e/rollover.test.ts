@@ -55,7 +55,8 @@ async function seedResume(world: BotWorld, session: string): Promise<{ issue: nu
 }
 
 async function rolledWorld() {
-  const world = (w = await botWorld({ rolloverAt: 12, signingKey: KEY }));
+  // 12 agent comments and the bot's index comment: the rollover comes after the last agent comment.
+  const world = (w = await botWorld({ rolloverAt: 13, signingKey: KEY }));
   const api = world.api(world.agentToken);
   const posted: Record<string, string> = {};
   for (let i = 1; i <= 4; i++) {
@@ -86,7 +87,7 @@ describe("rollover (Continue-As-New)", () => {
     expect(continuedFrom(next.body)).toBe(world.issue);
     // The successor's dashboard links back; the old one's says where it continues.
     await world.bot.flushDashboards();
-    expect((await api.getIssue(world.repo, next.number)).body).toMatch(new RegExp(`\\*\\*Retention:\\*\\* \\d+ of 12 comments before this issue rolls over to a new one · continues #${world.issue}`));
+    expect((await api.getIssue(world.repo, next.number)).body).toMatch(new RegExp(`\\*\\*Retention:\\*\\* \\d+ of 13 comments before this issue rolls over to a new one · continues #${world.issue}`));
     expect((await api.getIssue(world.repo, world.issue)).body).toContain(`continued in #${next.number}`);
 
     const carried = (await api.listComments(world.repo, next.number)).filter((c) => c.body.includes("carried over by checkpost"));
