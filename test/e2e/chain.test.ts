@@ -168,6 +168,26 @@ describe("the session chain across three rollovers", () => {
     expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
   }, 180_000);
 
+  it("a rewind on the head to a checkpoint left on a closed issue (not carried) takes effect", async () => {
+    const { world, alice } = await chainWorld();
+    const agent = world.api(world.agentToken);
+    const older = await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
+    await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
+    await world.settle();
+    const h = await rollOver(world);
+    // The rollover carried only the newest checkpoint: the older one is on the closed issue alone.
+    expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("clone_complete"))).toEqual([]);
+    await world.api(alice).createComment(world.repo, h, `/checkpost rewind ${A} s1 ${older.id}`);
+    await world.settle();
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind", epoch: 2 } });
+    const run = cli(world, mkdtempSync(join(tmpdir(), "cp-chain-")));
+    expect(await run(["resume", "--agent", A, "--session", "s1"])).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
+    // Recorded as the bot's own [CONTROL] on the head, after a copy of its target; no refusal reply.
+    const onHead = await agent.listComments(world.repo, h);
+    expect(onHead.filter((c) => c.body.startsWith("checkpost:"))).toEqual([]);
+    expect(onHead.filter((c) => parseComment(c.body).kind === "control" && c.body.includes("rewind"))).toHaveLength(1);
+  }, 180_000);
+
   it("a save that reached an issue three rollovers back is carried into the open head; a CLI save lands on the head", async () => {
     const { world } = await chainWorld();
     const agent = world.api(world.agentToken);
