@@ -9,6 +9,8 @@ import type { Projection } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
 import { CommanderCheck } from "./commander-check.ts";
+import type { ChainRewindTarget } from "./chain-rewind-target.ts";
+import { carriedBody } from "../rollover/carried-body.ts";
 
 export interface ControlDeskOptions {
   api: IssueHost;
@@ -30,6 +32,8 @@ export interface ControlDeskOptions {
   store: CommandClaims;
   /** The store's key of this issue. */
   storeKey: string;
+  /** A rewind target the head does not hold: looked for on the closed predecessors (see chain-rewind-target.ts). */
+  chainTarget?: (agent: string, session: string, target: string) => Promise<ChainRewindTarget | null>;
 }
 
 export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate" | "restored";
@@ -175,13 +179,35 @@ export class ControlDesk {
     const input: ControlInput = { agent: c.agent, session: c.session, action: c.action, by, reason, timestamp: pythonUtcIsoformat(this.o.now()) };
     if (c.action === "rewind") {
       const t = String(c.target ?? "");
-      const target = entry.recent?.find((r) => String(r.commentId) === t || r.id === t);
-      if (!target || target.commentId === entry.latest?.commentId) {
-        await this.reply(`checkpost: \`${escapeCode(t)}\` is not one of ${escapeMarkdown(c.agent, 60)}'s earlier trusted checkpoints listed on the dashboard; nothing done.`);
-        return this.count(c.action, "invalid");
+      let target = entry.recent?.find((r) => String(r.commentId) === t || r.id === t);
+      if (!target && this.o.chainTarget) {
+        // Saved before a rollover and not carried (a rollover carries only the newest): bring it into the head.
+        const older = await this.o.chainTarget(c.agent, c.session, t);
+        const held = older?.id !== undefined ? entry.recent?.find((r) => r.id === older.id) : undefined;
+        if (held) target = held;
+        else if (older) {
+          if (older.epoch < entry.maxEpoch) {
+            await this.reply(
+              `checkpost: \`${escapeCode(t)}\` is on closed #${older.issue} at epoch ${older.epoch}, from before a take-over (epoch ${entry.maxEpoch} now); a copy would be fenced off, so nothing done. Rewind to a checkpoint listed on the dashboard.`,
+            );
+            return this.count(c.action, "invalid");
+          }
+          const copy = await this.o.api.createComment(this.o.repo, this.o.issue, carriedBody(older.body, { issue: older.issue, commentId: older.commentId }));
+          this.o.applyOwn(copy);
+          this.o.logger.info({ agent: c.agent, session: c.session, from: older.issue, commentId: older.commentId, copy: copy.id }, "rewind target on a closed issue carried into the head");
+          // The copy is the newest checkpoint now (folded in id order before the rewind), and the rewind goes back to it.
+          input.target = copy.id;
+          if (older.id !== undefined) input.targetId = older.id;
+        }
       }
-      input.target = target.commentId;
-      if (target.id !== undefined) input.targetId = target.id;
+      if (input.target === undefined) {
+        if (!target || target.commentId === entry.latest?.commentId) {
+          await this.reply(`checkpost: \`${escapeCode(t)}\` is not one of ${escapeMarkdown(c.agent, 60)}'s earlier trusted checkpoints listed on the dashboard; nothing done.`);
+          return this.count(c.action, "invalid");
+        }
+        input.target = target.commentId;
+        if (target.id !== undefined) input.targetId = target.id;
+      }
     }
     // A new epoch above every one seen: the current worker's next save (at its old epoch) is a zombie.
     if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 1;

@@ -97,7 +97,7 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
  * agent+session is left alone: carrying it would put an older save on top.
  */
 export async function carryNewest(
-  d: Pick<RolloverDeps, "api" | "store" | "repo" | "issue" | "logger" | "selfLogin" | "signingKey">,
+  d: Pick<RolloverDeps, "api" | "store" | "repo" | "issue" | "logger" | "selfLogin" | "signingKey" | "policy">,
   fence: Fence,
   snap: ProjectionSnapshot,
   successor: number,
@@ -152,16 +152,35 @@ export async function carryNewest(
   // target is older than the rewind, so each lands on the successor with the same meaning.
   const todo = [...new Set(wanted)].filter((id) => !done.has(id)).sort((a, b) => a - b);
   if (!todo.length) return 0;
-  const bodies = new Map((await d.store.comments(key, { ids: todo })).filter((c) => c.body !== null).map((c) => [c.id, c.body as string]));
+  const rows = (await d.store.comments(key, { ids: todo })).filter((c) => c.body !== null);
+  const bodies = new Map(rows.map((c) => [c.id, c.body as string]));
   // Copies this bot already posted (a crash after the POST, before the record): only its own comments count,
   // or anyone could stop a carry by posting a provenance line.
   const posted = new Map<number, number>();
-  if (d.selfLogin !== undefined) {
-    const self = d.selfLogin.toLowerCase();
+  /** Checkpoint Ids a trusted author already put on the successor (a `checkpost save` posts a late save again on the head). */
+  const idsThere = new Map<string, number>();
+  const self = d.selfLogin?.toLowerCase();
+  const trusted = d.policy?.trustedAuthors;
+  const noteIds = (c: { id: number; author: string; body: string | null; deleted?: boolean }) => {
+    if (c.deleted || c.body === null || !c.body.includes("[CHECKPOINT]")) return;
+    const author = c.author.toLowerCase();
+    if (author !== self && !trusted?.has(author)) return;
+    const p = parseComment(c.body);
+    if (p.kind === "checkpoint" && p.checkpoint.id !== undefined && (idsThere.get(p.checkpoint.id) ?? Number.POSITIVE_INFINITY) > c.id) idsThere.set(p.checkpoint.id, c.id);
+  };
+  if (self !== undefined || trusted) {
     for (const c of await d.store.comments(issueKey(d.repo, successor))) {
       const from = !c.deleted && c.author.toLowerCase() === self ? carriedFrom(c.body, d.issue) : null;
       if (from !== null) posted.set(from, c.id);
+      noteIds(c);
     }
+  }
+  // A late carry: the save's writer may have posted it on the head a moment ago, before the store saw it.
+  // One read of the head from the forge (since the oldest save to carry) settles it; late carries are rare.
+  const lateIds = todo.filter((id) => !controls.has(id) && !posted.has(id) && idOf(bodies.get(id)) !== undefined);
+  if (trusted && newerThan !== undefined && lateIds.some((id) => !idsThere.has(idOf(bodies.get(id)) as string))) {
+    const since = Math.min(...rows.filter((c) => lateIds.includes(c.id)).map((c) => Date.parse(c.createdAt)));
+    for (const c of await d.api.listComments(d.repo, successor, Number.isFinite(since) ? { sinceMs: since - 60_000 } : undefined)) noteIds(c);
   }
   let count = 0;
   for (const from of todo) {
@@ -173,6 +192,16 @@ export async function carryNewest(
       continue;
     }
     await d.store.checkFence(fence); // not the writer any more: stop before posting
+    // The same save (same Id) already there: readers would count the copy once and flag it (duplicate-id),
+    // so it is recorded as carried to that comment instead of posted again.
+    const cpId = controls.has(from) ? undefined : idOf(original);
+    const same = cpId === undefined ? undefined : idsThere.get(cpId);
+    if (same !== undefined && !posted.has(from)) {
+      d.logger.info({ issue: d.issue, successor, commentId: from, sameIdAs: same }, "late carry: the save is on the successor already (same Id); not posted again");
+      carried.push({ from, to: same });
+      await d.store.updateIssueMeta(fence, key, { carried });
+      continue;
+    }
     const to = posted.get(from) ?? (await d.api.createComment(d.repo, successor, carriedBody(body, { issue: d.issue, commentId: from }))).id;
     carried.push({ from, to });
     await d.store.updateIssueMeta(fence, key, { carried });
@@ -180,6 +209,13 @@ export async function carryNewest(
   }
   d.logger.info({ issue: d.issue, successor, carried: count }, "carried the newest checkpoints, health signals and controls in effect");
   return count;
+}
+
+/** A checkpoint body's `Id:`, if it has one. */
+function idOf(body: string | undefined): string | undefined {
+  if (body === undefined || !body.includes("[CHECKPOINT]")) return undefined;
+  const p = parseComment(body);
+  return p.kind === "checkpoint" ? p.checkpoint.id : undefined;
 }
 
 /**
@@ -382,7 +418,7 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
     for (const c of await d.store.comments(key)) p.restore(c);
     const snap = p.snapshot();
     // Into the head (d.issue), not merely the next issue, which may itself be closed by now.
-    const n = await carryNewest({ api: d.api, store: d.store, repo: d.repo, issue: predecessor, logger: d.logger, selfLogin: d.selfLogin }, fence, snap, d.issue, bar);
+    const n = await carryNewest({ api: d.api, store: d.store, repo: d.repo, issue: predecessor, logger: d.logger, selfLogin: d.selfLogin, policy: d.policy }, fence, snap, d.issue, bar);
     if (n) d.logger.info({ issue: d.issue, predecessor, carried: n }, "carried saves posted on a closed predecessor into the open head");
     return { carried: n, entries: await withOriginalIds(d.store, key, snap.entries, d.selfLogin) };
   } finally {

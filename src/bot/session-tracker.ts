@@ -5,6 +5,7 @@ import type { RenderDashboardOptions, ResumeIndexRef } from "../dashboard/index.
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import { ControlDesk } from "./control-desk.ts";
+import { findChainRewindTarget } from "./chain-rewind-target.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import type { StoredComment } from "../bot-state/index.ts";
 import { issueKey, parseSealedState } from "../bot-state/index.ts";
@@ -106,6 +107,7 @@ export class SessionTracker implements TrackerContext {
       dashboardChanged: () => this.dashboard.markDirty(),
       store: o.store,
       storeKey: this.storeKey,
+      chainTarget: (agent, session, target) => findChainRewindTarget({ store: o.store, repo: o.repo, issue: o.issue, policy: o.policy }, agent, session, target),
     });
   }
 

@@ -168,6 +168,43 @@ describe("the session chain across three rollovers", () => {
     expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
   }, 180_000);
 
+  it("a rewind on the head to a checkpoint left on a closed issue (not carried) takes effect", async () => {
+    const { world, alice } = await chainWorld();
+    const agent = world.api(world.agentToken);
+    const older = await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
+    await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
+    await world.settle();
+    const h = await rollOver(world);
+    // The rollover carried only the newest checkpoint: the older one is on the closed issue alone.
+    expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("clone_complete"))).toEqual([]);
+    await world.api(alice).createComment(world.repo, h, `/checkpost rewind ${A} s1 ${older.id}`);
+    await world.settle();
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind", epoch: 2 } });
+    const run = cli(world, mkdtempSync(join(tmpdir(), "cp-chain-")));
+    expect(await run(["resume", "--agent", A, "--session", "s1"])).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
+    // Recorded as the bot's own [CONTROL] on the head, after a copy of its target; no refusal reply.
+    const onHead = await agent.listComments(world.repo, h);
+    expect(onHead.filter((c) => c.body.startsWith("checkpost:"))).toEqual([]);
+    expect(onHead.filter((c) => parseComment(c.body).kind === "control" && c.body.includes("rewind"))).toHaveLength(1);
+  }, 180_000);
+
+  it("a rewind to a checkpoint on a closed issue from before a take-over is refused with a reply", async () => {
+    const { world, alice } = await chainWorld();
+    const agent = world.api(world.agentToken);
+    const older = await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
+    await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
+    await world.settle();
+    const h = await rollOver(world);
+    // A take-over on the head: a copy of the epoch-1 target would be fenced off there.
+    await agent.createComment(world.repo, h, cp("s1", "pr_created", { epoch: 2, seq: 3 }));
+    await world.settle();
+    await world.api(alice).createComment(world.repo, h, `/checkpost rewind ${A} s1 ${older.id}`);
+    await world.settle();
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "pr_created", directive: null });
+    const replies = (await agent.listComments(world.repo, h)).filter((c) => c.body.startsWith("checkpost:"));
+    expect(replies.map((c) => c.body)).toEqual([expect.stringContaining(`is on closed #${world.issue} at epoch 1, from before a take-over (epoch 2 now)`)]);
+  }, 180_000);
+
   it("a save that reached an issue three rollovers back is carried into the open head; a CLI save lands on the head", async () => {
     const { world } = await chainWorld();
     const agent = world.api(world.agentToken);

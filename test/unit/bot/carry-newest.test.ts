@@ -107,7 +107,11 @@ describe("rollOverIfDue on a closed issue: late saves and controls into the open
    * #1 (closed) → #2 (closed) → #3 (open). #1 held checkpoint 5 and a pause 6, carried into #2 as 9 and 10,
    * then into #3 as 20 and 21. `late`: what reached #1 after the rollover.
    */
-  async function chainOfThree(late: { id: number; author: string; body: string }[], onHeadToo: { id: number; author: string; body: string }[] = []) {
+  async function chainOfThree(
+    late: { id: number; author: string; body: string }[],
+    onHeadToo: { id: number; author: string; body: string }[] = [],
+    onForgeHeadOnly: { id: number; author: string; body: string }[] = [],
+  ) {
     const store = createSqliteProjectionStore(":memory:");
     const k = (n: number) => issueKey(repo, n);
     const lease = await store.acquireLease(k(1), "test", 60_000);
@@ -144,11 +148,12 @@ describe("rollOverIfDue on a closed issue: late saves and controls into the open
     const api = new FakeIssueHost({ login: "bot", firstId: 101 });
     for (const n of [1, 2]) api.addIssue({ number: n, state: "closed" });
     api.addIssue({ number: 3 });
+    for (const c of onForgeHeadOnly) api.addComment(3, c);
     const p = createProjection(policy);
     for (const c of await store.comments(k(1))) p.restore(c);
     const d = { api, store, repo, issue: 1, title: "session", label: "session", rolloverAt: 10, logger: silent, track: async () => {}, selfLogin: "bot", policy };
     const n = await rollOverIfDue(d, fence, p.snapshot());
-    return { n, api };
+    return { n, api, store };
   }
   const posted = (api: FakeIssueHost, issue: number) => (api.comments.get(issue) ?? []).map((c) => parseComment(c.body));
 
@@ -180,5 +185,22 @@ describe("rollOverIfDue on a closed issue: late saves and controls into the open
     expect(n).toBe(2);
     expect(posted(api, 3)).toEqual([]);
     expect(posted(api, 2)).toEqual([]); // nor on top of the closed next issue
+  });
+
+  it("does not carry a late save the writer already posted again on the head (same Id), even before the store saw it", async () => {
+    // `checkpost save` found #1 closed and posted the same save on the head (32); the store has not read it yet.
+    const late = cp(2, "cp-00000030");
+    const { api, store } = await chainOfThree([{ id: 30, author: "worker", body: late }], [], [{ id: 32, author: "worker", body: late }]);
+    const onHead = api.comments.get(3) ?? [];
+    expect(onHead.map((c) => c.id)).toEqual([32]); // no second copy: readers would flag it duplicate-id
+    expect((await store.issueMeta(issueKey(repo, 1))).carried).toContainEqual({ from: 30, to: 32 });
+  });
+
+  it("an untrusted comment with the same Id on the head does not stop the carry", async () => {
+    const late = cp(2, "cp-00000030");
+    const { api } = await chainOfThree([{ id: 30, author: "worker", body: late }], [], [{ id: 32, author: "mallory", body: late }]);
+    const onHead = (api.comments.get(3) ?? []).filter((c) => c.author === "bot").map((c) => parseComment(c.body));
+    expect(onHead).toHaveLength(1);
+    expect(onHead[0]?.kind === "checkpoint" && onHead[0].checkpoint.id).toBe("cp-00000030");
   });
 });
