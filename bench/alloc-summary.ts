@@ -5,23 +5,12 @@
  *   node --import tsx bench/alloc-summary.ts FILE.heapprofile [--top 25]
  */
 import { readFileSync } from "node:fs";
+import { where } from "./profile-where.ts";
 
 interface Node {
   callFrame: { functionName: string; url: string; lineNumber: number };
   selfSize: number;
   children: Node[];
-}
-
-function where(url: string): string {
-  if (!url) return "(native/VM)";
-  const nm = url.lastIndexOf("node_modules/");
-  if (nm >= 0) {
-    const rest = url.slice(nm + 13).split("/");
-    return `npm:${rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]}`;
-  }
-  if (url.startsWith("node:")) return url;
-  const src = url.search(/\/(src|bench|dist-bench)\//);
-  return src >= 0 ? url.slice(src + 1).replace(/^dist-bench\//, "") : url;
 }
 
 export function summariseAlloc(file: string, top = 25): string {

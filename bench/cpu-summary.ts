@@ -5,6 +5,7 @@
  *   node --import tsx bench/cpu-summary.ts FILE.cpuprofile [--top 25] [--from MS] [--to MS]
  */
 import { readFileSync } from "node:fs";
+import { where } from "./profile-where.ts";
 
 interface ProfileNode {
   id: number;
@@ -16,18 +17,6 @@ interface Profile {
   endTime: number;
   samples: number[];
   timeDeltas: number[];
-}
-
-function where(url: string): string {
-  if (!url) return "(native/VM)";
-  const nm = url.lastIndexOf("node_modules/");
-  if (nm >= 0) {
-    const rest = url.slice(nm + 13).split("/");
-    return `npm:${rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]}`;
-  }
-  if (url.startsWith("node:")) return url;
-  const src = url.search(/\/(src|bench|dist-bench)\//);
-  return src >= 0 ? url.slice(src + 1).replace(/^dist-bench\//, "") : url;
 }
 
 export function summariseCpu(file: string, o: { top?: number; fromMs?: number; toMs?: number } = {}): string {
