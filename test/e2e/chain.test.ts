@@ -168,13 +168,19 @@ describe("the session chain across three rollovers", () => {
     expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
   }, 180_000);
 
-  it("a rewind on the head to a checkpoint left on a closed issue (not carried) takes effect", async () => {
+  /** Two checkpoints of s1 on the first issue, then a rollover: only the newer is carried, the older stays behind. */
+  async function olderLeftOnClosedIssue() {
     const { world, alice } = await chainWorld();
     const agent = world.api(world.agentToken);
     const older = await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
     await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
     await world.settle();
     const h = await rollOver(world);
+    return { world, alice, agent, older, h };
+  }
+
+  it("a rewind on the head to a checkpoint left on a closed issue (not carried) takes effect", async () => {
+    const { world, alice, agent, older, h } = await olderLeftOnClosedIssue();
     // The rollover carried only the newest checkpoint: the older one is on the closed issue alone.
     expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("clone_complete"))).toEqual([]);
     await world.api(alice).createComment(world.repo, h, `/checkpost rewind ${A} s1 ${older.id}`);
@@ -189,12 +195,7 @@ describe("the session chain across three rollovers", () => {
   }, 180_000);
 
   it("a rewind to a checkpoint on a closed issue from before a take-over is refused with a reply", async () => {
-    const { world, alice } = await chainWorld();
-    const agent = world.api(world.agentToken);
-    const older = await agent.createComment(world.repo, world.issue, cp("s1", "clone_complete", { epoch: 1, seq: 1 }));
-    await agent.createComment(world.repo, world.issue, cp("s1", "commit_complete", { epoch: 1, seq: 2 }));
-    await world.settle();
-    const h = await rollOver(world);
+    const { world, alice, agent, older, h } = await olderLeftOnClosedIssue();
     // A take-over on the head: a copy of the epoch-1 target would be fenced off there.
     await agent.createComment(world.repo, h, cp("s1", "pr_created", { epoch: 2, seq: 3 }));
     await world.settle();
