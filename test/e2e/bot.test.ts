@@ -78,8 +78,11 @@ describe("bot end to end on the embedded Forgejo", () => {
     await post(cp("clone_complete", {}, "implementation-worker", "other"));
     await w.settle();
     w.forge.admin.resetStats();
+    const logsBefore = w.logs.length;
     const warm = await resumeApi("implementation-worker", "s1");
-    expect(w.forge.admin.stats().totalRequests).toBe(0);
+    // On failure: which request, and what the bot logged meanwhile (CI once saw one, not reproduced).
+    const why = () => `${JSON.stringify(w.forge.admin.stats().requests)}\n${w.logs.slice(logsBefore).join("").slice(0, 4000)}`;
+    expect(w.forge.admin.stats().totalRequests, why()).toBe(0);
     expect(warm.status).toBe(200);
     expect(warm.body).toMatchObject({ resume_point: "phase_4_pr", phase: "commit_complete", state: { branch_name: "b", commit_sha: "abc" } });
 

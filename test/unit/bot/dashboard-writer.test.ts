@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
 import { DASHBOARD_END, DASHBOARD_START, unstampBody } from "../../../src/dashboard/index.ts";
@@ -7,6 +7,8 @@ import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";
 const fakeIssue = (initial: string) => fakeIssueBody(initial, {});
 
 const section = (n: number) => `${DASHBOARD_START}\nrow ${n}\n${DASHBOARD_END}`;
+
+afterEach(() => void vi.useRealTimers());
 
 describe("DashboardWriter", () => {
   it("writes the section once, keeps the person's text, and skips a write when nothing changed", async () => {
@@ -80,5 +82,27 @@ describe("DashboardWriter", () => {
     await w.flush();
     expect(state.body).toContain("My important note"); // …and the next write restores it
     expect(state.body).toContain("row 2");
+  });
+  it("flush leaves no timed write behind it: a change during a timed write is written once, with no extra read", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { state, api } = fakeIssue("Hello\n");
+    let n = 1;
+    const w = new DashboardWriter({ api, repo: { owner: "o", repo: "r" }, issue: 1, render: () => section(n), minIntervalMs: 0, logger: pino({ level: "silent" }) });
+    // A change lands while the timed write reads the body; then the bot is flushed (tests, shutdown).
+    state.onAfterGet = () => {
+      n = 2;
+      w.markDirty();
+    };
+    w.markDirty();
+    vi.advanceTimersByTime(0); // the timed write starts
+    await w.flush();
+    expect(state.body).toContain("row 2");
+    const reads = api.calls.filter((c) => c === "getIssue").length;
+    // Nothing is left to write: no timer may still be set, and none may read the body again.
+    expect(vi.getTimerCount()).toBe(0);
+    vi.runAllTimers();
+    await Promise.resolve();
+    expect(api.calls.filter((c) => c === "getIssue").length).toBe(reads);
+    w.stop();
   });
 });
