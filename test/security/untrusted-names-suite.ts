@@ -49,9 +49,17 @@ export function untrustedNamesSuite(N: number): void {
         { logger: createLogger({ level: "silent", pretty: false }), now: () => new Date(Date.now() + 3600_000) },
       );
       try {
+        // The bot's own comments (its index comment, an alert) may land while it starts (CI saw N + 2).
+        await bot.flushDashboards();
+        const all = await world.api(world.agentToken).listComments(world.repo, world.issue);
+        const own = all.filter((c) => c.author === "checkpost-bot");
+        expect(all.length - own.length).toBe(N + 1);
+        expect(own.length).toBeLessThanOrEqual(2);
         const t = bot.trackers()[0];
         const snap = t?.projection.snapshot();
-        expect(snap?.comments).toBe(N + 1);
+        // Every agent comment is held; the bot's own are held once folded back in (timing), never more.
+        expect(snap?.comments).toBeGreaterThanOrEqual(N + 1);
+        expect(snap?.comments).toBeLessThanOrEqual(all.length);
         expect(snap?.entries.map((e) => e.agent)).toEqual(["implementation-worker"]);
         expect(Object.keys(t?.livenessStates() ?? {})).toHaveLength(1);
         const untrusted = snap?.anomalies.filter((x) => x.kind === "untrusted-author") ?? [];
