@@ -619,7 +619,15 @@ function indexFromComments(comments: Parameters<typeof toCommentRecord>[0][]): R
  */
 function sameIndexContent(a: Readonly<ResumeIndex>, b: Readonly<ResumeIndex>): boolean {
   const canon = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canon) : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, x]) => [k, canon(x)])) : v;
+    Array.isArray(v)
+      ? v.map(canon)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+              .map(([k, x]) => [k, canon(x)]),
+          )
+        : v;
   const content = (x: Readonly<ResumeIndex>) => {
     const { watermark: _w, watermarkUpdatedAt: _u, sig: _s, ...rest } = x;
     const entries = [...rest.entries].sort((p, q) => (JSON.stringify([p.agent, p.session]) < JSON.stringify([q.agent, q.session]) ? -1 : 1));

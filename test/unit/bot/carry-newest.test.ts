@@ -135,7 +135,10 @@ describe("carryNewest, late: a rewind given on the closed issue to a checkpoint 
     const r = kinds[1];
     expect(r?.kind === "control" && r.control.target).toBe(posts[0]?.id);
     // The head alone (the rollover's copy, then these two): the rewind to the older checkpoint is in effect.
-    const head = fold([upsert(9, "bot", carriedBody(newest, { issue: 1, commentId: 5 })).comment, ...posts.map((c) => ({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt }))]);
+    const head = fold([
+      upsert(9, "bot", carriedBody(newest, { issue: 1, commentId: 5 })).comment,
+      ...posts.map((c) => ({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt })),
+    ]);
     expect(head?.latest?.phase).toBe("clone_complete");
     expect(head?.control?.pending).toMatchObject({ action: "rewind", epoch: 2, to: { commentId: posts[0]?.id } });
   });
