@@ -481,9 +481,10 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
 
 /**
  * Wait until the bot has caught up: webhook deliveries done, every live bot's watermark at the
- * newest comment of each issue it watches, the open issue's resume index at its newest comment,
- * and nothing new for a moment (the bot's own comments: controls, carried copies). False when the
- * wait ran out (the readers are compared anyway).
+ * newest comment of each issue it watches, the open issue's resume index current (at its newest
+ * comment, or saying what its comments say: sameIndexContent; none needed on an issue with no
+ * comment), and nothing new for a moment (the bot's own comments: controls, carried copies). Null
+ * when caught up, else why the wait ran out (the readers are compared anyway).
  */
 /** A person's control the bot must record as its own [CONTROL] (a fresh one, not a copy carried at a rollover). */
 interface ExpectedControl {
