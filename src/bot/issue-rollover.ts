@@ -118,6 +118,8 @@ export async function carryNewest(
   const wanted: number[] = [];
   /** Controls in effect (pause, hide, a pending rewind or release): state of the session, carried too (docs/chain.md). */
   const controls = new Set<number>();
+  /** Rewind targets carried only for their rewind, with the head's highest epoch for the agent+session. */
+  const rewindTargets = new Map<number, number>();
   // A late carry: the successor's newest control per agent+session (a carried copy counts as its original).
   const headControls = newerThan === undefined ? null : await newestControls(d.store, issueKey(d.repo, successor), d.selfLogin);
   for (const e of snap.entries) {
@@ -138,6 +140,14 @@ export async function carryNewest(
       if (c.commentId <= bar) continue;
       controls.add(c.commentId);
       wanted.push(c.commentId);
+      // A rewind names its target by comment id, so the target goes too, unless it is carried already. At the
+      // rollover it is the entry's latest; late (the rewind reached this issue after the rollover carried the
+      // newest checkpoint) it is older than the head's, yet without it the rewind cannot be carried at all.
+      const to = c === e.control?.pending ? c.to?.commentId : undefined;
+      if (to !== undefined && !done.has(to) && !wanted.includes(to)) {
+        wanted.push(to);
+        rewindTargets.set(to, s?.maxEpoch ?? 0);
+      }
     }
   }
   if (headControls !== null)
@@ -191,6 +201,13 @@ export async function carryNewest(
       d.logger.warn({ issue: d.issue, successor, commentId: from }, "a rewind in effect could not be carried: its target checkpoint was not carried");
       continue;
     }
+    const headEpoch = rewindTargets.get(from);
+    if (headEpoch !== undefined && epochOf(original) < headEpoch) {
+      // From before a take-over the head already holds: its copy would be fenced off there (a zombie), and the
+      // rewind naming it ignored, as a rewind on the head to such a checkpoint is refused (docs/chain.md).
+      d.logger.warn({ issue: d.issue, successor, commentId: from }, "a rewind's target is from before a take-over the head holds: a copy would be fenced off, so the rewind is not carried");
+      continue;
+    }
     await d.store.checkFence(fence); // not the writer any more: stop before posting
     // The same save (same Id) already there: readers would count the copy once and flag it (duplicate-id),
     // so it is recorded as carried to that comment instead of posted again.
@@ -209,6 +226,12 @@ export async function carryNewest(
   }
   d.logger.info({ issue: d.issue, successor, carried: count }, "carried the newest checkpoints, health signals and controls in effect");
   return count;
+}
+
+/** A checkpoint body's epoch (a missing `Epoch:` reads as 0, as the fold reads it). */
+function epochOf(body: string): number {
+  const p = parseComment(body);
+  return p.kind === "checkpoint" ? (p.checkpoint.epoch ?? 0) : 0;
 }
 
 /** A checkpoint body's `Id:`, if it has one. */

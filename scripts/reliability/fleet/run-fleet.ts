@@ -22,6 +22,10 @@ import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../.
 import { startPostgres } from "../../../test/helpers/start-postgres.ts";
 import type { PostgresServer } from "../../../test/helpers/start-postgres.ts";
 import { carriedFrom } from "../../../src/rollover/carried-body.ts";
+import { buildResumeIndex } from "../../../src/dashboard/index.ts";
+import type { ResumeIndex } from "../../../src/dashboard/index.ts";
+import { createProjection } from "../../../src/projection/index.ts";
+import { toCommentRecord } from "../../../src/session-client/to-comment-record.ts";
 import { continuedFrom } from "../../../src/rollover/chain-links.ts";
 import { FleetModel } from "./model.ts";
 import { SeedProcess } from "./seed-process.ts";
@@ -477,9 +481,10 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
 
 /**
  * Wait until the bot has caught up: webhook deliveries done, every live bot's watermark at the
- * newest comment of each issue it watches, the open issue's resume index at its newest comment,
- * and nothing new for a moment (the bot's own comments: controls, carried copies). False when the
- * wait ran out (the readers are compared anyway).
+ * newest comment of each issue it watches, the open issue's resume index current (at its newest
+ * comment, or saying what its comments say: sameIndexContent; none needed on an issue with no
+ * comment), and nothing new for a moment (the bot's own comments: controls, carried copies). Null
+ * when caught up, else why the wait ran out (the readers are compared anyway).
  */
 /** A person's control the bot must record as its own [CONTROL] (a fresh one, not a copy carried at a rollover). */
 interface ExpectedControl {
@@ -516,6 +521,8 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
     let rolling = openTitled.length > 1 ? `a rollover is under way (open: ${openTitled.map((x) => `#${x}`).join(", ")})` : "";
     const headBody = issues.find((x) => x.number === openHead)?.body ?? "";
     let indexWatermark = -1;
+    /** Whether the head's index says what the bot would write from the head's comments now (see indexCurrent). */
+    let indexCurrent = true;
     let recorded = expected === null;
     // Each agent's newest save of the step, when it landed elsewhere than the open head: the head must hold its copy.
     const newest = new Map<string, StepSave>();
@@ -525,7 +532,10 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
     for (const is of issues) {
       const ci = await currentIndex(api, is.number, is.body ?? "");
       maxId.set(is.number, ci.maxId);
-      if (is.number === openHead) indexWatermark = ci.index?.watermark ?? -1;
+      if (is.number === openHead) {
+        indexWatermark = ci.index?.watermark ?? -1;
+        indexCurrent = ci.maxId === 0 || (ci.index !== null && (ci.index.watermark >= ci.maxId || sameIndexContent(ci.index, indexFromComments(ci.comments))));
+      }
       // A rollover the bot has yet to start: the head's comments past the threshold, not counting the copies
       // carried in from its predecessor (as the bot counts, src/bot/issue-rollover.ts).
       if (is.number === openHead && rolloverAt > 0) {
@@ -577,9 +587,9 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
       caughtUp = false;
       why = `the bot has not recorded the ${expected.action} of ${expected.agent}/${expected.session} as a [CONTROL] yet`;
     }
-    if (indexWatermark < (maxId.get(openHead) ?? 0)) {
+    if (!indexCurrent) {
       caughtUp = false;
-      why = `the resume index on #${openHead} is at comment ${indexWatermark}, the newest is ${maxId.get(openHead)}`;
+      why = `the resume index on #${openHead} (at comment ${indexWatermark}, the newest is ${maxId.get(openHead)}) is not what its comments say yet`;
     }
     const fingerprint = JSON.stringify([[...maxId], headBody.length]);
     if (fingerprint !== last) {
@@ -590,6 +600,41 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
     if (Date.now() > deadline) return why || "comments still arriving";
     await new Promise((r) => setTimeout(r, 30));
   }
+}
+
+/** The bot's trust policy (src/bot/create-bot.ts: its own login and CHECKPOST_TRUSTED_AUTHORS). */
+const BOT_POLICY = { trustedAuthors: new Set([BOT_LOGIN, ...AGENT_LOGINS].map((x) => x.toLowerCase())) };
+
+/** The resume index the bot would build from these comments of one issue (its fold of them). */
+function indexFromComments(comments: Parameters<typeof toCommentRecord>[0][]): ResumeIndex {
+  const p = createProjection(BOT_POLICY);
+  for (const c of comments) p.apply({ type: "upsert", comment: toCommentRecord(c) });
+  return buildResumeIndex(p.snapshot());
+}
+
+/**
+ * Whether two indexes say the same, bar the watermark (docs/dashboard.md "Where the resume index lives": the
+ * bot does not write again an index that differs from the last one only in its watermark, so after a comment
+ * that changes no entry, a mallory's refused command or the bot's reply, its watermark stays behind for good).
+ * Keys and entries in a fixed order: the one read back went through the reader's schema.
+ */
+function sameIndexContent(a: Readonly<ResumeIndex>, b: Readonly<ResumeIndex>): boolean {
+  const canon = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canon)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+              .map(([k, x]) => [k, canon(x)]),
+          )
+        : v;
+  const content = (x: Readonly<ResumeIndex>) => {
+    const { watermark: _w, watermarkUpdatedAt: _u, sig: _s, ...rest } = x;
+    const entries = [...rest.entries].sort((p, q) => (JSON.stringify([p.agent, p.session]) < JSON.stringify([q.agent, q.session]) ? -1 : 1));
+    return JSON.stringify(canon({ ...rest, entries }));
+  };
+  return content(a) === content(b);
 }
 
 interface CompareInput {

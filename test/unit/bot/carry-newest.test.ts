@@ -93,6 +93,64 @@ describe("carryNewest, late: a control given on the closed issue", () => {
 });
 
 /**
+ * The fleet's schedule 104 (seed 200): a rewind to an older checkpoint was recorded on the old issue just
+ * after the rollover had carried the newest checkpoint. Controls are state of the session (docs/chain.md):
+ * the late carry must bring the rewind's target too, or the rewind cannot name a copy on the head and every
+ * reader of the head resumes from the newest checkpoint as if no rewind had been given.
+ */
+describe("carryNewest, late: a rewind given on the closed issue to a checkpoint not carried", () => {
+  /** #1: two checkpoints (the newest at `newestEpoch`); the rollover carried the newest (5 → 9); then the bot's [CONTROL] rewind to 3 (12). */
+  async function lateRewind(newestEpoch: number) {
+    const store = createSqliteProjectionStore(":memory:");
+    const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    const policy = { trustedAuthors: new Set(["worker", "bot"]) };
+    const older = cpBody({ phase: "clone_complete", seq: 1, epoch: 1, id: "cp-00000003" });
+    const newest = cpBody({ phase: "subtask_1_complete", seq: 2, epoch: newestEpoch, id: "cp-00000005" });
+    const rewind = formatControl({ agent: "implementation-worker", session: "s1", action: "rewind", target: 3, epoch: newestEpoch + 1, by: "alice", timestamp: t(12) });
+    await store.applyDelivery(issueKey(repo, 1), null, [upsert(3, "worker", older), upsert(5, "worker", newest), upsert(12, "bot", rewind)]);
+    await store.updateIssueMeta({ name: lease.name, token: lease.token }, issueKey(repo, 1), { carried: [{ from: 5, to: 9 }] });
+    await store.applyDelivery(issueKey(repo, 2), null, [upsert(9, "bot", carriedBody(newest, { issue: 1, commentId: 5 }))]);
+    const fold = (comments: { id: number; author: string; body: string; createdAt: string; updatedAt: string }[]) => {
+      const p = createProjection(policy);
+      for (const c of comments) p.apply({ type: "upsert", comment: c });
+      return p.snapshot().entries.find((e) => e.session === "s1");
+    };
+    const snapOf = async (issue: number) => {
+      const p = createProjection(policy);
+      for (const c of await store.comments(issueKey(repo, issue))) p.restore(c);
+      return p.snapshot();
+    };
+    const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+    api.addIssue({ number: 2 });
+    const n = await carryNewest({ api, store, repo, issue: 1, logger: silent, selfLogin: "bot", policy }, { name: lease.name, token: lease.token }, await snapOf(1), 2, (await snapOf(2)).entries);
+    return { n, posts: api.comments.get(2) ?? [], fold, newest };
+  }
+
+  it("carries the target's copy, then the rewind naming it; the head's fold resumes from the target", async () => {
+    const { n, posts, fold, newest } = await lateRewind(1);
+    expect(n).toBe(2);
+    const kinds = posts.map((c) => parseComment(c.body));
+    expect(kinds.map((p) => (p.kind === "checkpoint" ? p.checkpoint.id : p.kind === "control" ? p.control.action : p.kind))).toEqual(["cp-00000003", "rewind"]);
+    const r = kinds[1];
+    expect(r?.kind === "control" && r.control.target).toBe(posts[0]?.id);
+    // The head alone (the rollover's copy, then these two): the rewind to the older checkpoint is in effect.
+    const head = fold([
+      upsert(9, "bot", carriedBody(newest, { issue: 1, commentId: 5 })).comment,
+      ...posts.map((c) => ({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt })),
+    ]);
+    expect(head?.latest?.phase).toBe("clone_complete");
+    expect(head?.control?.pending).toMatchObject({ action: "rewind", epoch: 2, to: { commentId: posts[0]?.id } });
+  });
+
+  it("carries neither when the target is from before a take-over the head holds (its copy would be fenced off)", async () => {
+    const { n, posts } = await lateRewind(2);
+    expect(n).toBe(0);
+    expect(posts).toEqual([]);
+  });
+});
+
+/**
  * The closed issue's own tracker (it holds that issue's lease, so the head's late carry leaves the
  * issue to it) carries what reaches it after the rollover: into the open head, which may be several
  * rollovers on, and judged by original comment ids (a save that raced the rollover's carry is older
