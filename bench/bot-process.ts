@@ -151,7 +151,7 @@ async function handle(msg: Msg): Promise<unknown> {
     case "gc-watch-start": {
       gcSeen = [];
       gcWatch = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) gcSeen.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0 });
+        for (const e of list.getEntries()) gcSeen.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0 });
       });
       gcWatch.observe({ entryTypes: ["gc"] });
       return { ok: true };

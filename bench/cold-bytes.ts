@@ -62,8 +62,7 @@ try {
         if ((c as { user?: { login?: string } }).user?.login === BOT_LOGIN && body.startsWith(RESUME_INDEX_COMMENT_HEAD)) {
           row.indexBody += b;
           if (dumpFile) writeFileSync(dumpFile, body);
-        }
-        else row.otherBodies += b;
+        } else row.otherBodies += b;
       }
       seen.push(row);
       return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
@@ -89,7 +88,9 @@ try {
     const total = seen.reduce((s, r) => s + r.bytes, 0);
     console.log(`probe ${p.kind} (${via}): ${seen.length} requests, ${kib(total)}`);
     for (const r of seen)
-      console.log(`  GET ${r.path}: ${kib(r.bytes)}, ${r.comments} comments: index comment body ${kib(r.indexBody)}, other bodies ${kib(r.otherBodies)}, JSON around them ${kib(r.bytes - r.indexBody - r.otherBodies)}`);
+      console.log(
+        `  GET ${r.path}: ${kib(r.bytes)}, ${r.comments} comments: index comment body ${kib(r.indexBody)}, other bodies ${kib(r.otherBodies)}, JSON around them ${kib(r.bytes - r.indexBody - r.otherBodies)}`,
+      );
   }
 } finally {
   bot.kill();

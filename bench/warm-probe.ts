@@ -53,7 +53,7 @@ try {
   else if (cpuFile) await bot.call("cpu-prof-start");
   const clientPauses: Pause[] = [];
   const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) clientPauses.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0 });
+    for (const e of list.getEntries()) clientPauses.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0 });
   });
   obs.observe({ entryTypes: ["gc"] });
   await bot.call("gc-watch-start");
@@ -106,7 +106,12 @@ try {
     console.log(`${label}: ${slow.length}; overlapping a bot GC pause ${bot}, a client GC pause ${client}, neither ${neither}`);
   }
   const withBotGc = calls.filter((c) => overlaps(c, botPauses));
-  console.log(`calls overlapping a bot GC pause: ${withBotGc.length} of ${requests}, median ${percentile(withBotGc.map((c) => c.ms), 50).toFixed(2)} ms`);
+  console.log(
+    `calls overlapping a bot GC pause: ${withBotGc.length} of ${requests}, median ${percentile(
+      withBotGc.map((c) => c.ms),
+      50,
+    ).toFixed(2)} ms`,
+  );
   await bot.call("stop");
   await bot.exited;
 } finally {
