@@ -125,7 +125,6 @@ export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typ
       req.on("response", (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        // ignoreBOM: keep a leading BOM, as Buffer#toString does; the stream option carries a character split across chunks.
         let text: { decoder: InstanceType<typeof TextDecoder>; pieces: string[] } | undefined;
         const binary = BINARY.test(String(res.headers["content-type"] ?? ""));
         res.on("data", (c: Buffer) => {
@@ -136,6 +135,7 @@ export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typ
           chunks.push(c);
           size += c.length;
           if (binary || size < DECODE_AS_READ_BYTES) return;
+          // ignoreBOM: keep a leading BOM, as Buffer#toString does; `stream` carries a character split across chunks.
           const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
           text = { decoder, pieces: chunks.splice(0).map((x) => decoder.decode(x, { stream: true })) };
         });
