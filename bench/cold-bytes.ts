@@ -5,7 +5,7 @@
  * Response headers are not in the bench's byte figure (the embedded forge counts bodies), so not here.
  * The steps before the measurement are the main scenario's: saves, the bot's first read and its write.
  *
- *   node --import tsx bench/cold-bytes.ts [--n 10000] [--saves 20] [--latency 20] [--dump INDEX_COMMENT_FILE]
+ *   node --import tsx bench/cold-bytes.ts [--n 10000] [--saves 20] [--latency 20] [--dump INDEX_COMMENT_FILE] [--list]
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +27,7 @@ const saveReps = Number(arg("--saves") ?? 20);
 // The bench's forge: +20 ms a request and 10 MiB/s (the saves then span seconds, as in the bench).
 const latencyMs = Number(arg("--latency") ?? 20);
 const dumpFile = arg("--dump");
+const list = argv.includes("--list");
 
 interface Seen {
   path: string;
@@ -34,6 +35,8 @@ interface Seen {
   comments: number;
   indexBody: number;
   otherBodies: number;
+  /** id, author and times of each other comment (--list). */
+  others: string[];
 }
 
 const w = await createWorld(n, { latencyMs, bandwidthBytesPerSec: latencyMs > 0 ? 10 * 1024 * 1024 : 0 });
@@ -52,7 +55,7 @@ try {
       const res = await fetch(input, init);
       const text = await res.text();
       const path = new URL(typeof input === "string" || input instanceof URL ? input : input.url).pathname;
-      const row: Seen = { path, bytes: Buffer.byteLength(text), comments: 0, indexBody: 0, otherBodies: 0 };
+      const row: Seen = { path, bytes: Buffer.byteLength(text), comments: 0, indexBody: 0, otherBodies: 0, others: [] };
       const parsed: unknown = res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : null;
       for (const c of Array.isArray(parsed) ? parsed : parsed && typeof parsed === "object" && "body" in parsed ? [parsed] : []) {
         const body = String((c as { body?: unknown }).body ?? "");
@@ -62,7 +65,11 @@ try {
         if ((c as { user?: { login?: string } }).user?.login === BOT_LOGIN && body.startsWith(RESUME_INDEX_COMMENT_HEAD)) {
           row.indexBody += b;
           if (dumpFile) writeFileSync(dumpFile, body);
-        } else row.otherBodies += b;
+        } else {
+          row.otherBodies += b;
+          const k = c as { id?: number; user?: { login?: string }; created_at?: string; updated_at?: string };
+          row.others.push(`${k.id} ${k.user?.login} created ${k.created_at} updated ${k.updated_at}`);
+        }
       }
       seen.push(row);
       return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
@@ -87,10 +94,12 @@ try {
     const { seen, via } = await resumeOnce(p.agent, p.session);
     const total = seen.reduce((s, r) => s + r.bytes, 0);
     console.log(`probe ${p.kind} (${via}): ${seen.length} requests, ${kib(total)}`);
-    for (const r of seen)
+    for (const r of seen) {
       console.log(
         `  GET ${r.path}: ${kib(r.bytes)}, ${r.comments} comments: index comment body ${kib(r.indexBody)}, other bodies ${kib(r.otherBodies)}, JSON around them ${kib(r.bytes - r.indexBody - r.otherBodies)}`,
       );
+      if (list) for (const o of r.others) console.log(`    ${o}`);
+    }
   }
 } finally {
   bot.kill();
