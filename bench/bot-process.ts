@@ -1,11 +1,14 @@
 /**
  * The bot in a child process of its own (clean RSS, its own core). Driven over
  * IPC by bench/bot-harness.ts: {cmd:"start", config} → {url, startMs, rss};
- * then "flush", "idle", "snapshot", "stats", "memory", "cpu", "stop".
+ * then "flush", "idle", "snapshot", "stats", "memory", "cpu", "gc-watch-start"/"gc-watch-stop", "serve-watch-start"/"serve-watch-stop",
+ * "alloc-start"/"alloc-stop", "cpu-prof-start"/"cpu-prof-stop", "stop".
  * Run with: node --expose-gc --import tsx bench/bot-process.ts (forked).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { PerformanceObserver } from "node:perf_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { pino } from "pino";
 // Loaded up front so the "memory" baseline (before "start") includes every module the bot uses.
@@ -17,6 +20,15 @@ type Msg = { id: number; cmd: string; config?: BotConfig; file?: string };
 
 let bot: Bot | null = null;
 let alloc: Session | null = null;
+/** GC pauses seen since "gc-watch-start": epoch ms (timeOrigin-based, comparable across processes), duration, kind. */
+let gcSeen: { at: number; ms: number; kind: number }[] = [];
+let gcWatch: PerformanceObserver | null = null;
+/**
+ * Each request since "serve-watch-start", from the request event to the response's finish: wall ms and the
+ * process's CPU ms meanwhile (all its threads). Wall far above CPU: the process waited (scheduler, I/O).
+ */
+let served: { ms: number; cpuMs: number }[] = [];
+let serveWatch: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
 
 function memory() {
   (globalThis as { gc?: () => void }).gc?.();
@@ -99,6 +111,55 @@ async function handle(msg: Msg): Promise<unknown> {
       alloc.disconnect();
       alloc = null;
       return { file: msg.file };
+    }
+    case "cpu-prof-start": {
+      // A CPU profile of a window only (the warm calls, say), unlike --cpu-prof's whole life of the process.
+      alloc = new Session();
+      alloc.connect();
+      await alloc.post("Profiler.enable");
+      await alloc.post("Profiler.setSamplingInterval", { interval: 100 });
+      await alloc.post("Profiler.start");
+      return { ok: true };
+    }
+    case "cpu-prof-stop": {
+      if (!alloc || !msg.file) throw new Error("cpu-prof-stop needs cpu-prof-start and a file");
+      const { profile } = await alloc.post("Profiler.stop");
+      writeFileSync(msg.file, JSON.stringify(profile));
+      alloc.disconnect();
+      alloc = null;
+      return { file: msg.file };
+    }
+    case "serve-watch-start": {
+      if (!bot) throw new Error("bot not started");
+      served = [];
+      serveWatch = (_req, res) => {
+        const t0 = performance.now();
+        const c0 = process.cpuUsage();
+        res.once("finish", () => {
+          const c = process.cpuUsage(c0);
+          served.push({ ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
+        });
+      };
+      bot.server.prependListener("request", serveWatch);
+      return { ok: true };
+    }
+    case "serve-watch-stop": {
+      if (bot && serveWatch) bot.server.off("request", serveWatch);
+      serveWatch = null;
+      return served;
+    }
+    case "gc-watch-start": {
+      gcSeen = [];
+      gcWatch = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) gcSeen.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0 });
+      });
+      gcWatch.observe({ entryTypes: ["gc"] });
+      return { ok: true };
+    }
+    case "gc-watch-stop": {
+      gcWatch?.disconnect();
+      gcWatch = null;
+      return gcSeen;
     }
     case "cpu":
       // CPU time (user + system, µs): per delivery it explains the ingest rate on a loaded machine too.

@@ -5,7 +5,7 @@
  * --heap DIR it also writes a heap snapshot per stage (summarise with bench/heap-summary.ts; a snapshot
  * inflates the RSS of every later stage, so take the figures from a run without it).
  *
- *   node --import tsx bench/memory-probe.ts --n 50000 [--ingest-ms 2500] [--heap DIR] [--warm] [--keep]
+ *   node --import tsx bench/memory-probe.ts --n 50000 [--ingest-ms 2500] [--heap DIR] [--warm] [--keep] [--latency 20]
  *
  * --warm: 2,000 warm resumes after the restart (profile them with BENCH_BOT_NODE_OPTIONS="--cpu-prof …").
  */
@@ -26,6 +26,8 @@ const arg = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1
 const n = Number(arg("--n") ?? 1000);
 const ingestMs = Number(arg("--ingest-ms") ?? 2500);
 const heapDir = arg("--heap");
+// --latency 20: the bench's forge (+20 ms a request, 10 MiB/s), whose first read the main scenario's RSS figure follows.
+const latencyMs = Number(arg("--latency") ?? 0);
 
 type Detail = {
   rss: number;
@@ -57,7 +59,7 @@ async function stage(child: BotChild, name: string): Promise<void> {
   if (heapDir) await child.call("heapsnapshot", { file: join(heapDir, `probe-${n}-${name}.heapsnapshot`) });
 }
 
-const w = await createWorld(n, { latencyMs: 0, bandwidthBytesPerSec: 0 });
+const w = await createWorld(n, { latencyMs, bandwidthBytesPerSec: latencyMs > 0 ? 10 * 1024 * 1024 : 0 });
 const dir = mkdtempSync(join(tmpdir(), "checkpost-memory-probe-"));
 const secret = randomBytes(16).toString("hex");
 const config = { ...benchBotConfig({ forgeUrl: w.forge.url, token: w.botToken, owner: "agent", repo: "work", secret, trusted: [AGENT_LOGIN] }), storeFile: join(dir, "projection.sqlite") };

@@ -270,7 +270,8 @@ async function postTraffic(w: World, ms: number, perSecond: number): Promise<{ c
   return { comments: total, ms: performance.now() - t0 };
 }
 
-async function saves(w: World, reps: number) {
+/** The scenario's save measurement (its checkpoints are in the issue before the bot's first read). */
+export async function savesForBench(w: World, reps: number) {
   const seedCosts: Cost[] = [];
   const cpCosts: Cost[] = [];
   const data = { issue_number: 7, branch_name: "feat/bench", completed_subtasks: [1, 2, 3], working_dir: "/tmp/work/1", notes: "x".repeat(600) };
@@ -307,7 +308,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
   const storeDir = mkdtempSync(join(tmpdir(), "checkpost-bench-store-"));
   try {
     log(`N=${o.n}: save ×${o.saveReps}`);
-    result.save = await saves(w, o.saveReps);
+    result.save = await savesForBench(w, o.saveReps);
 
     let indexBytes = 0;
     let startInfo: { url: string; startMs: number; memory: { rss: number; heapUsed: number }; comments: number } | null = null;

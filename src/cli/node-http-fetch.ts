@@ -10,6 +10,17 @@ export interface RequestLogEntry {
   ms: number;
 }
 
+/** Content types whose bodies stay bytes (archive attachments). */
+const BINARY = /^application\/(octet-stream|gzip|x-gzip)\b/i;
+
+/**
+ * A text body this large is decoded as it arrives instead of kept as chunks and then concatenated:
+ * a page of 2,000 comments is ~3.5 MB, which the bot's first read held twice in native memory per
+ * reader (heaptrack: 18 MiB of Buffers at 50,000 comments) and glibc then kept (docs/benchmarks.md,
+ * "Issue 22, fifth session"). Smaller bodies, every one of the CLI's, take the one-copy path as before.
+ */
+export const DECODE_AS_READ_BYTES = 256 * 1024;
+
 /** The part of a fetch Response that @octokit/request reads. */
 class NodeResponse {
   readonly ok: boolean;
@@ -20,7 +31,8 @@ class NodeResponse {
     readonly url: string,
     statusText: string | undefined,
     rawHeaders: IncomingHttpHeaders,
-    private readonly buffer: Buffer,
+    /** The body: bytes, or the text already decoded (a large text body, see DECODE_AS_READ_BYTES). */
+    private readonly payload: Buffer | string,
   ) {
     this.ok = status >= 200 && status < 300;
     this.statusText = statusText ?? "";
@@ -32,17 +44,21 @@ class NodeResponse {
    */
   get body(): string | Buffer {
     // Binary downloads (archive attachments) stay bytes.
-    if (/^application\/(octet-stream|gzip|x-gzip)\b/i.test(this.headers.get("content-type") ?? "")) return this.buffer;
-    return this.buffer.toString("utf8");
+    if (typeof this.payload !== "string" && BINARY.test(this.headers.get("content-type") ?? "")) return this.payload;
+    return this.textNow();
+  }
+  private textNow(): string {
+    return typeof this.payload === "string" ? this.payload : this.payload.toString("utf8");
   }
   async text(): Promise<string> {
-    return this.buffer.toString("utf8");
+    return this.textNow();
   }
   async json(): Promise<unknown> {
-    return JSON.parse(this.buffer.toString("utf8"));
+    return JSON.parse(this.textNow());
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
-    return this.buffer.buffer.slice(this.buffer.byteOffset, this.buffer.byteOffset + this.buffer.byteLength) as ArrayBuffer;
+    const b = typeof this.payload === "string" ? Buffer.from(this.payload, "utf8") : this.payload;
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   }
 }
 
@@ -108,7 +124,21 @@ export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typ
       });
       req.on("response", (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let size = 0;
+        let text: { decoder: InstanceType<typeof TextDecoder>; pieces: string[] } | undefined;
+        const binary = BINARY.test(String(res.headers["content-type"] ?? ""));
+        res.on("data", (c: Buffer) => {
+          if (text) {
+            text.pieces.push(text.decoder.decode(c, { stream: true }));
+            return;
+          }
+          chunks.push(c);
+          size += c.length;
+          if (binary || size < DECODE_AS_READ_BYTES) return;
+          // ignoreBOM: keep a leading BOM, as Buffer#toString does; `stream` carries a character split across chunks.
+          const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+          text = { decoder, pieces: chunks.splice(0).map((x) => decoder.decode(x, { stream: true })) };
+        });
         res.on("error", (e) => {
           done();
           reject(Object.assign(new TypeError("fetch failed"), { cause: e }));
@@ -117,7 +147,8 @@ export function nodeHttpFetch(onRequest?: (entry: RequestLogEntry) => void): typ
           done();
           const status = res.statusCode ?? 0;
           onRequest?.({ method, path: url.pathname + url.search, status, ms: Math.round(performance.now() - started) });
-          resolve(new NodeResponse(status, url.toString(), res.statusMessage, res.headers, Buffer.concat(chunks)));
+          const payload = text ? text.pieces.join("") + text.decoder.decode() : Buffer.concat(chunks);
+          resolve(new NodeResponse(status, url.toString(), res.statusMessage, res.headers, payload));
         });
       });
       req.end(body);

@@ -50,7 +50,7 @@ export interface HistoryRequest {
 export const detachCold = (held: Held, id: number, deleted: boolean) => {
   const k = held.cold;
   if (!k) return;
-  delete held.cold;
+  held.cold = null;
   removeSorted(k.coldIds, id);
   if (deleted) insertSorted(k.tombIds, id);
   k.stale = true;
@@ -109,14 +109,14 @@ export const hydrate = (s: ProjectionState, key: string, comments: readonly Rest
     const held = live.get(c.id);
     if (!held || held.cold !== k || !cold.has(c.id)) continue;
     const r = toStoredRecord(cr, held.version, ctx);
-    delete held.cold;
+    held.cold = null;
     held.record = r?.key === key ? r : null;
     if (held.record) records.push(held.record);
   }
   // Dropped ids the caller did not give back are left out of the entry (their comments stay counted).
   for (const id of k.coldIds) {
     const held = live.get(id);
-    if (held?.cold === k) delete held.cold;
+    if (held?.cold === k) held.cold = null;
   }
   records.sort((a, b) => a.commentId - b.commentId);
   Object.assign(k, { ids: records.map((r) => r.commentId), derived: null, fold: null, sealedUpTo: 0, coldIds: [], tombIds: [], stale: false });

@@ -3,7 +3,7 @@ import { hydrate, historyNeeded, sealedState } from "./bounded-history.ts";
 import type { HistoryRequest, SealedState } from "./bounded-history.ts";
 import type { CommentEvent, CommentRecord, TrustPolicy } from "./comment-event.ts";
 import { remove, upsert } from "./fold-comments.ts";
-import { anomalies, entry, latest, resume, signalTimes, snapshot, watermark } from "./projection-answers.ts";
+import { anomalies, entry, latest, resume, signalTimes, snapshot, watermark, watermarkUpdatedAt } from "./projection-answers.ts";
 import type { AgentEntry, Anomaly, LatestCheckpoint, ProjectionSnapshot, ResumeAnswer } from "./projection-snapshot.ts";
 import { createProjectionState } from "./projection-state.ts";
 import type { ProjectionOptions, RestoredComment } from "./projection-state.ts";
@@ -73,6 +73,11 @@ export interface Projection {
   signalTimes(agent: string, session: string): readonly number[];
   /** Highest live comment id (0 if none). */
   watermark(): number;
+  /**
+   * The newest `updated_at` among live comments (ISO), null when none: `snapshot().watermarkUpdatedAt`
+   * without building the snapshot (every warm `/api/resume` asks for it).
+   */
+  watermarkUpdatedAt(): string | null;
   anomalies(): Anomaly[];
 }
 
@@ -118,6 +123,7 @@ export function createProjection(policy: TrustPolicy, options: ProjectionOptions
     entry: (agent, session) => entry(s, agent, session),
     signalTimes: (agent, session) => signalTimes(s, agent, session),
     watermark: () => watermark(s),
+    watermarkUpdatedAt: () => watermarkUpdatedAt(s),
     anomalies: () => anomalies(s),
   };
   return projection;

@@ -105,7 +105,7 @@ export const upsert = (s: ProjectionState, c: CommentRecord, knownHash?: string,
   } else {
     const version: Version = { updatedMs, hash, multi: knownMulti };
     const { record, note } = store(s, c, version);
-    s.live.set(c.id, { version, record, note });
+    s.live.set(c.id, { version, record, note, cold: null });
     if (record) attach(s, record);
     addNote(s, note, c);
   }

@@ -83,13 +83,19 @@ export const latest = (s: ProjectionState, agent: string, session?: string): Lat
   return best;
 };
 
+/** The snapshot's `watermarkUpdatedAt` alone: no entry derived, nothing sorted. */
+export const watermarkUpdatedAt = (s: ProjectionState): string | null => {
+  refreshWatermark(s);
+  return s.live.size ? new Date(s.maxUpdatedMs).toISOString() : null;
+};
+
 export const snapshot = (s: ProjectionState): ProjectionSnapshot => {
   refreshWatermark(s);
   const entries = [...s.keys.values()].map((k) => derived(s, k).entry).sort((a, b) => compareCodePoints(a.agent, b.agent) || compareCodePoints(a.session, b.session));
   return {
     v: 1,
     watermark: s.maxId,
-    watermarkUpdatedAt: s.live.size ? new Date(s.maxUpdatedMs).toISOString() : null,
+    watermarkUpdatedAt: watermarkUpdatedAt(s),
     comments: s.live.size,
     entries,
     anomalies: anomalies(s),

@@ -55,8 +55,12 @@ export interface Held {
   record: StoredRecord | null;
   /** Set instead of a record for a comment that is counted, not stored (see `Note`). */
   note: Note | null;
-  /** The entry this comment's record was folded into and dropped from (hotRecords). */
-  cold?: KeyState;
+  /**
+   * The entry this comment's record was folded into and dropped from (hotRecords), else null. Always
+   * present (never added or deleted later) so every Held keeps one in-object shape: a property added
+   * after creation gave ~47,000 Helds an extra PropertyArray at 50k comments (1.8 MiB, heap snapshot).
+   */
+  cold: KeyState | null;
 }
 /**
  * What is kept of a comment the projection does not store: a protocol (or

@@ -81,7 +81,7 @@ export const restore = (s: ProjectionState, c: RestoredComment): void => {
       }
     } else if (!s.live.has(c.id) && !s.tombs.has(c.id)) {
       const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
-      s.live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null });
+      s.live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: null });
       if (c.id > s.maxId) s.maxId = c.id;
       if (updatedMs > s.maxUpdatedMs) s.maxUpdatedMs = updatedMs;
     }

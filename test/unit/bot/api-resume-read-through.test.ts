@@ -4,6 +4,8 @@ import { apiRoutes } from "../../../src/bot/api-routes.ts";
 import type { ApiDeps } from "../../../src/bot/api-routes.ts";
 import { createBotMetrics } from "../../../src/bot/bot-metrics.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+import { createProjection } from "../../../src/projection/index.ts";
+import { at, comment, cpBody, policy, up } from "../projection/build-comments.ts";
 
 /** A follower's tracker: what it holds is the watermark; the leader's newer one arrives only by read-through. */
 function follower(leads: boolean) {
@@ -12,12 +14,12 @@ function follower(leads: boolean) {
     o: { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => (leads ? { token: 1 } : null) } },
     successor: undefined,
     asOf: new Date(),
-    projection: { entry: () => null, snapshot: () => ({ watermark: state.watermark, watermarkUpdatedAt: null, entries: [] }) },
+    projection: { entry: () => null, watermark: () => state.watermark, watermarkUpdatedAt: () => null },
   } as unknown as SessionTracker;
   return { t, state };
 }
 
-async function ask(d: ApiDeps): Promise<{ status: number; body: Record<string, unknown> }> {
+async function ask(d: ApiDeps, agent = "implementation-worker"): Promise<{ status: number; body: Record<string, unknown> }> {
   let status = 0;
   let text = "";
   const res = {
@@ -28,7 +30,7 @@ async function ask(d: ApiDeps): Promise<{ status: number; body: Record<string, u
       text = b;
     },
   } as unknown as ServerResponse;
-  await (apiRoutes["/api/resume"] as NonNullable<(typeof apiRoutes)[string]>)(new URL("http://x/api/resume?agent=a&session=s"), res, d, {} as IncomingMessage);
+  await (apiRoutes["/api/resume"] as NonNullable<(typeof apiRoutes)[string]>)(new URL(`http://x/api/resume?agent=${agent}&session=s1`), res, d, {} as IncomingMessage);
   return { status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
@@ -83,11 +85,28 @@ describe("/api/resume mid-rollover", () => {
         o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => ({ token: 1 }) } },
         successor,
         asOf: new Date(),
-        projection: { entry: () => null, snapshot: () => ({ watermark: issue * 10, watermarkUpdatedAt: null, entries: [] }) },
+        projection: { entry: () => null, watermark: () => issue * 10, watermarkUpdatedAt: () => null },
       }) as unknown as SessionTracker;
     const d = { ...deps(mk(1, 2)), trackers: () => [mk(1, 2), mk(2, 3)] };
     const r = await ask(d);
     expect(r.status).toBe(200);
     expect(r.body["issue"]).toBe(2);
+  });
+});
+
+describe("/api/resume on a real projection", () => {
+  it("answers the snapshot's watermark and time without building a snapshot (a warm call stays cheap)", async () => {
+    const p = createProjection(policy);
+    p.applyAll([up(comment(3, cpBody())), up(comment(5, "lgtm", { updatedAt: at(3600) }))]);
+    const expected = p.snapshot();
+    let snapshots = 0;
+    const counted = { ...p, snapshot: () => (snapshots++, p.snapshot()) };
+    const t = { o: { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => ({ token: 1 }) } }, successor: undefined, asOf: new Date(), projection: counted } as unknown as SessionTracker;
+    const r = await ask(deps(t));
+    expect(r.status).toBe(200);
+    expect(r.body["freshness"]).toMatchObject({ watermark: expected.watermark, watermark_updated_at: expected.watermarkUpdatedAt });
+    expect(expected.watermarkUpdatedAt).toBe("2026-11-29T11:00:00.000Z");
+    expect((r.body["checkpoint"] as { commentId: number } | null)?.commentId).toBe(3);
+    expect(snapshots).toBe(0);
   });
 });

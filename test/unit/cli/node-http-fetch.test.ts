@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { nodeHttpFetch } from "../../../src/cli/node-http-fetch.ts";
+import { DECODE_AS_READ_BYTES, nodeHttpFetch } from "../../../src/cli/node-http-fetch.ts";
 import type { RequestLogEntry } from "../../../src/cli/node-http-fetch.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/tls/${name}`, import.meta.url));
@@ -54,5 +54,37 @@ describe("nodeHttpFetch (the CLI's fetch on node:http)", () => {
     );
     expect(err).toBeInstanceOf(TypeError);
     expect((err as { cause?: { code?: string } }).cause?.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
+  });
+
+  it("a large text body decoded as it arrives is the same text: characters split across chunks, a BOM, invalid bytes", async () => {
+    // Odd-sized writes, so the 2-, 3- and 4-byte characters fall across chunk boundaries, past the threshold.
+    const text = `\uFEFF${'{"body":"'}${"é€😀a".repeat(Math.ceil((DECODE_AS_READ_BYTES * 2) / 10))}"}`;
+    const bytes = Buffer.concat([Buffer.from(text, "utf8"), Buffer.from([0xe2, 0x82])]); // ends with a cut character
+    const port = await listen(
+      createHttpServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        for (let at = 0; at < bytes.length; at += 7001) res.write(bytes.subarray(at, at + 7001));
+        res.end();
+      }),
+    );
+    const res = await nodeHttpFetch()(`http://127.0.0.1:${port}/`);
+    const got = await res.text();
+    expect(got.length).toBe(bytes.toString("utf8").length);
+    expect(got === bytes.toString("utf8")).toBe(true);
+    expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(bytes.toString("utf8"), "utf8"))).toBe(true);
+  });
+
+  it("a large binary body stays bytes, exactly", async () => {
+    const bytes = Buffer.alloc(DECODE_AS_READ_BYTES * 2 + 3, 0xff);
+    bytes.write("gz", 0);
+    const port = await listen(
+      createHttpServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/gzip" });
+        res.end(bytes);
+      }),
+    );
+    const res = await nodeHttpFetch()(`http://127.0.0.1:${port}/`);
+    const body = (res as unknown as { body: Buffer | string }).body;
+    expect(Buffer.isBuffer(body) && body.equals(bytes)).toBe(true);
   });
 });

@@ -372,6 +372,30 @@ describe("events", () => {
     expect(p.anomalies()).toEqual([]);
   });
 
+  it("watermarkUpdatedAt() is the snapshot's, without building it, through edits, deletes and restores", () => {
+    const p = createProjection(policy, { hotRecords: 2 });
+    const same = () => expect(p.watermarkUpdatedAt()).toBe(p.snapshot().watermarkUpdatedAt);
+    expect(p.watermarkUpdatedAt()).toBeNull();
+    same();
+    for (let id = 1; id <= 6; id++) {
+      p.apply(up(comment(id, cpBody({ phase: `p${id}` }), { updatedAt: at(id * 10) })));
+      same();
+    }
+    expect(p.watermarkUpdatedAt()).toBe(new Date(at(60)).toISOString());
+    p.apply(up(comment(2, cpBody({ phase: "edited" }), { updatedAt: at(500) }))); // an old comment edited last
+    expect(p.watermarkUpdatedAt()).toBe(new Date(at(500)).toISOString());
+    same();
+    p.apply(del(2));
+    expect(p.watermarkUpdatedAt()).toBe(new Date(at(60)).toISOString());
+    same();
+    const q = createProjection(policy);
+    q.restore({ id: 7, author: "ci-bot", createdAt: at(70), updatedAt: at(700), hash: "x", multi: false, body: null, deleted: false });
+    expect(q.watermarkUpdatedAt()).toBe(new Date(at(700)).toISOString());
+    expect(q.watermarkUpdatedAt()).toBe(q.snapshot().watermarkUpdatedAt);
+    q.apply(del(7));
+    expect(q.watermarkUpdatedAt()).toBeNull();
+  });
+
   it("replaceAll reconciles: comments not listed are deleted for good", () => {
     const p = createProjection(policy);
     const c1 = comment(1, cpBody({ phase: "a" }));
