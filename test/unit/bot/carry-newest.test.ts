@@ -12,6 +12,13 @@ const t = (s: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, s)).toISOString(
 const upsert = (id: number, author: string, body: string) => ({ type: "upsert" as const, comment: { id, author, body, createdAt: t(id), updatedAt: t(id) } });
 const silent = { info: () => {}, warn: () => {} };
 
+/** What a fold of the issue's stored comments holds, as the bot's upkeep hands it to carryNewest. */
+async function storedSnapshot(store: ReturnType<typeof createSqliteProjectionStore>, issue: number, policy: { trustedAuthors: Set<string> }) {
+  const p = createProjection(policy);
+  for (const c of await store.comments(issueKey(repo, issue))) p.restore(c);
+  return p.snapshot();
+}
+
 /** The old issue #1 holds one checkpoint (comment 5); the successor #2 maybe a copy of it already. */
 async function setup(copyBy: string | null) {
   const store = createSqliteProjectionStore(":memory:");
@@ -65,11 +72,7 @@ describe("carryNewest, late: a control given on the closed issue", () => {
     if (headControl === "newer-unpause") head.push(upsert(14, "bot", ctl("unpause", 14)));
     await store.applyDelivery(issueKey(repo, 2), null, head);
     const policy = { trustedAuthors: new Set(["worker", "bot"]) };
-    const snapOf = async (issue: number) => {
-      const p = createProjection(policy);
-      for (const c of await store.comments(issueKey(repo, issue))) p.restore(c);
-      return p.snapshot();
-    };
+    const snapOf = (issue: number) => storedSnapshot(store, issue, policy);
     const api = new FakeIssueHost({ login: "bot", firstId: 101 });
     api.addIssue({ number: 2 });
     const posts = api.comments.get(2) ?? [];
@@ -116,11 +119,7 @@ describe("carryNewest, late: a rewind given on the closed issue to a checkpoint 
       for (const c of comments) p.apply({ type: "upsert", comment: c });
       return p.snapshot().entries.find((e) => e.session === "s1");
     };
-    const snapOf = async (issue: number) => {
-      const p = createProjection(policy);
-      for (const c of await store.comments(issueKey(repo, issue))) p.restore(c);
-      return p.snapshot();
-    };
+    const snapOf = (issue: number) => storedSnapshot(store, issue, policy);
     const api = new FakeIssueHost({ login: "bot", firstId: 101 });
     api.addIssue({ number: 2 });
     const n = await carryNewest({ api, store, repo, issue: 1, logger: silent, selfLogin: "bot", policy }, { name: lease.name, token: lease.token }, await snapOf(1), 2, (await snapOf(2)).entries);
