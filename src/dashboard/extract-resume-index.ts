@@ -48,16 +48,25 @@ export function resumeIndexContent(index: Readonly<Record<string, unknown>>): st
  * reader's answer (readers use extractResumeIndexFromComment).
  */
 export function resumeIndexCommentContent(body: string): string | null {
-  const open = body.indexOf(RESUME_INDEX_OPEN);
-  if (open < 0 || body.indexOf(RESUME_INDEX_OPEN, open + 1) >= 0) return null;
-  const from = open + RESUME_INDEX_OPEN.length;
-  const close = body.indexOf(RESUME_INDEX_CLOSE, from);
-  if (close < 0) return null;
+  const json = oneMarkedJson(body, RESUME_INDEX_OPEN);
+  // Anything else is not an index: the bot rewrites it.
+  return typeof json === "object" && json !== null && !Array.isArray(json) ? resumeIndexContent(json as Record<string, unknown>) : null;
+}
+
+/**
+ * The JSON between `open` and the next RESUME_INDEX_CLOSE when `text` holds exactly one `open`;
+ * undefined when it holds none, two, no close, or text that is not JSON.
+ */
+function oneMarkedJson(text: string, open: string): unknown {
+  const at = text.indexOf(open);
+  if (at < 0 || text.indexOf(open, at + 1) >= 0) return undefined;
+  const from = at + open.length;
+  const close = text.indexOf(RESUME_INDEX_CLOSE, from);
+  if (close < 0) return undefined;
   try {
-    const json: unknown = JSON.parse(body.slice(from, close));
-    return typeof json === "object" && json !== null && !Array.isArray(json) ? resumeIndexContent(json as Record<string, unknown>) : null;
+    return JSON.parse(text.slice(from, close)) as unknown;
   } catch {
-    return null; // not an index: the bot rewrites it
+    return undefined;
   }
 }
 
@@ -88,33 +97,16 @@ export function extractResumeIndexRef(body: string | null | undefined): ResumeIn
   if (typeof body !== "string") return null;
   const span = findDashboardSections(body)[0];
   if (!span) return null;
-  const section = body.slice(span.start, span.end);
-  const open = section.indexOf(RESUME_INDEX_REF_OPEN);
-  if (open < 0 || section.indexOf(RESUME_INDEX_REF_OPEN, open + 1) >= 0) return null;
-  const from = open + RESUME_INDEX_REF_OPEN.length;
-  const close = section.indexOf(RESUME_INDEX_CLOSE, from);
-  if (close < 0) return null;
-  try {
-    const r = ResumeIndexRefSchema.safeParse(JSON.parse(section.slice(from, close)));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
-  }
+  const json = oneMarkedJson(body.slice(span.start, span.end), RESUME_INDEX_REF_OPEN);
+  if (json === undefined) return null;
+  const r = ResumeIndexRefSchema.safeParse(json);
+  return r.success ? r.data : null;
 }
 
 /** The one index in `section` (a dashboard section or an index comment), checked. */
 function indexIn(section: string, opts: { signing?: ResumeIndexSigning }): ResumeIndex | null {
-  const open = section.indexOf(RESUME_INDEX_OPEN);
-  if (open < 0 || section.indexOf(RESUME_INDEX_OPEN, open + 1) >= 0) return null;
-  const from = open + RESUME_INDEX_OPEN.length;
-  const close = section.indexOf(RESUME_INDEX_CLOSE, from);
-  if (close < 0) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(section.slice(from, close));
-  } catch {
-    return null;
-  }
+  const json = oneMarkedJson(section, RESUME_INDEX_OPEN);
+  if (json === undefined) return null;
   const r = RawResumeIndexSchema.safeParse(json);
   if (!r.success) return null;
   if (opts.signing && !verifyResumeIndexSignature(json as Record<string, unknown>, opts.signing)) return null;
