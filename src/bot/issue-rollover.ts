@@ -164,6 +164,8 @@ export async function carryNewest(
   if (!todo.length) return 0;
   const rows = (await d.store.comments(key, { ids: todo })).filter((c) => c.body !== null);
   const bodies = new Map(rows.map((c) => [c.id, c.body as string]));
+  /** Each save's `Id:` (parsed once; a control has none). */
+  const saveIds = new Map(rows.map((c) => [c.id, controls.has(c.id) ? undefined : idOf(c.body as string)]));
   // Copies this bot already posted (a crash after the POST, before the record): only its own comments count,
   // or anyone could stop a carry by posting a provenance line.
   const posted = new Map<number, number>();
@@ -187,9 +189,9 @@ export async function carryNewest(
   }
   // A late carry: the save's writer may have posted it on the head a moment ago, before the store saw it.
   // One read of the head from the forge (since the oldest save to carry) settles it; late carries are rare.
-  const lateIds = todo.filter((id) => !controls.has(id) && !posted.has(id) && idOf(bodies.get(id)) !== undefined);
-  if (trusted && newerThan !== undefined && lateIds.some((id) => !idsThere.has(idOf(bodies.get(id)) as string))) {
-    const since = Math.min(...rows.filter((c) => lateIds.includes(c.id)).map((c) => Date.parse(c.createdAt)));
+  const late = rows.filter((c) => !posted.has(c.id) && saveIds.get(c.id) !== undefined);
+  if (trusted && newerThan !== undefined && late.some((c) => !idsThere.has(saveIds.get(c.id) as string))) {
+    const since = Math.min(...late.map((c) => Date.parse(c.createdAt)));
     for (const c of await d.api.listComments(d.repo, successor, Number.isFinite(since) ? { sinceMs: since - 60_000 } : undefined)) noteIds(c);
   }
   let count = 0;
@@ -211,7 +213,7 @@ export async function carryNewest(
     await d.store.checkFence(fence); // not the writer any more: stop before posting
     // The same save (same Id) already there: readers would count the copy once and flag it (duplicate-id),
     // so it is recorded as carried to that comment instead of posted again.
-    const cpId = controls.has(from) ? undefined : idOf(original);
+    const cpId = saveIds.get(from);
     const same = cpId === undefined ? undefined : idsThere.get(cpId);
     if (same !== undefined && !posted.has(from)) {
       d.logger.info({ issue: d.issue, successor, commentId: from, sameIdAs: same }, "late carry: the save is on the successor already (same Id); not posted again");
@@ -235,8 +237,8 @@ function epochOf(body: string): number {
 }
 
 /** A checkpoint body's `Id:`, if it has one. */
-function idOf(body: string | undefined): string | undefined {
-  if (body === undefined || !body.includes("[CHECKPOINT]")) return undefined;
+function idOf(body: string): string | undefined {
+  if (!body.includes("[CHECKPOINT]")) return undefined;
   const p = parseComment(body);
   return p.kind === "checkpoint" ? p.checkpoint.id : undefined;
 }
