@@ -32,11 +32,12 @@ export async function findChainRewindTarget(
     if (predecessor === undefined) return null;
     const key = issueKey(d.repo, predecessor);
     const p = createProjection(d.policy);
-    for (const c of await d.store.comments(key)) p.restore(c);
+    const rows = await d.store.comments(key);
+    for (const c of rows) p.restore(c);
     const entry = p.snapshot().entries.find((e) => e.agent === agent && e.session === session);
     const hit = entry?.recent?.find((r) => String(r.commentId) === target || r.id === target);
     if (hit) {
-      const [row] = await d.store.comments(key, { ids: [hit.commentId] });
+      const row = rows.find((c) => c.id === hit.commentId);
       if (row?.body == null || row.deleted) return null;
       return { issue: predecessor, commentId: hit.commentId, ...(hit.id !== undefined ? { id: hit.id } : {}), epoch: hit.epoch ?? 0, body: row.body };
     }
