@@ -88,7 +88,7 @@ export class ControlDesk {
     }
     if (opts.baseline) return [];
     const results: CommandResult[] = [];
-    const allowed = await this.mayCommand(comment.author);
+    const allowed = await this.commanders.mayCommand(comment.author);
     for (const p of parsed) {
       if (!allowed) {
         results.push(this.count("action" in p ? p.action : "unknown", "refused"));
@@ -124,7 +124,7 @@ export class ControlDesk {
       return results;
     }
     const login = "login" in editor ? editor.login : null;
-    const allowed = "login" in editor ? await this.mayCommand(editor.login) : await this.mayEditorCommand(editor.unknownEditorOfIssuePostedBy);
+    const allowed = "login" in editor ? await this.commanders.mayCommand(editor.login) : await this.mayEditorCommand(editor.unknownEditorOfIssuePostedBy);
     if (!allowed) {
       await this.o.refreshDashboard(); // put the boxes back as they were
       const who = login ?? "someone";
@@ -148,7 +148,7 @@ export class ControlDesk {
    */
   private async mayEditorCommand(poster: string): Promise<boolean> {
     if (poster.toLowerCase() === this.o.selfLogin.toLowerCase()) return true;
-    return this.mayCommand(poster);
+    return this.commanders.mayCommand(poster);
   }
 
   /** One refusal reply per login per 10 minutes: an outsider cannot make the bot flood the issue. */
@@ -159,10 +159,6 @@ export class ControlDesk {
     if (this.refusedReplies.size > 1000) this.refusedReplies.clear();
     this.refusedReplies.set(login.toLowerCase(), now);
     return true;
-  }
-
-  private async mayCommand(login: string): Promise<boolean> {
-    return this.commanders.mayCommand(login);
   }
 
   private async execute(c: Command, by: string, reason: string): Promise<CommandResult> {
