@@ -19,7 +19,8 @@ import type { BotConfig } from "../src/bot/bot-config.ts";
 type Msg = { id: number; cmd: string; config?: BotConfig; file?: string };
 
 let bot: Bot | null = null;
-let alloc: Session | null = null;
+/** The inspector session of the allocation or CPU profile under way (one at a time). */
+let profiler: Session | null = null;
 /** GC pauses seen since "gc-watch-start": epoch ms (timeOrigin-based, comparable across processes), duration, kind. */
 let gcSeen: { at: number; ms: number; kind: number }[] = [];
 let gcWatch: PerformanceObserver | null = null;
@@ -72,6 +73,16 @@ async function botStats() {
   return { handle: { buckets, count, sum }, deliveries, writes, dashboardWrites };
 }
 
+/** Stop the profile under way, write it to `file`, and close its session. */
+async function finishProfile(method: "HeapProfiler.stopSampling" | "Profiler.stop", file: string | undefined, misuse: string): Promise<{ file: string }> {
+  if (!profiler || !file) throw new Error(misuse);
+  const { profile } = method === "Profiler.stop" ? await profiler.post("Profiler.stop") : await profiler.post("HeapProfiler.stopSampling");
+  writeFileSync(file, JSON.stringify(profile));
+  profiler.disconnect();
+  profiler = null;
+  return { file };
+}
+
 async function handle(msg: Msg): Promise<unknown> {
   switch (msg.cmd) {
     case "start": {
@@ -99,36 +110,24 @@ async function handle(msg: Msg): Promise<unknown> {
       return memory();
     case "alloc-start": {
       // Sampled allocations, garbage included (what makes the GC work), until "alloc-stop" writes them.
-      alloc = new Session();
-      alloc.connect();
-      await alloc.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
       return { ok: true };
     }
-    case "alloc-stop": {
-      if (!alloc || !msg.file) throw new Error("alloc-stop needs alloc-start and a file");
-      const { profile } = await alloc.post("HeapProfiler.stopSampling");
-      writeFileSync(msg.file, JSON.stringify(profile));
-      alloc.disconnect();
-      alloc = null;
-      return { file: msg.file };
-    }
+    case "alloc-stop":
+      return finishProfile("HeapProfiler.stopSampling", msg.file, "alloc-stop needs alloc-start and a file");
     case "cpu-prof-start": {
       // A CPU profile of a window only (the warm calls, say), unlike --cpu-prof's whole life of the process.
-      alloc = new Session();
-      alloc.connect();
-      await alloc.post("Profiler.enable");
-      await alloc.post("Profiler.setSamplingInterval", { interval: 100 });
-      await alloc.post("Profiler.start");
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
+      await profiler.post("Profiler.start");
       return { ok: true };
     }
-    case "cpu-prof-stop": {
-      if (!alloc || !msg.file) throw new Error("cpu-prof-stop needs cpu-prof-start and a file");
-      const { profile } = await alloc.post("Profiler.stop");
-      writeFileSync(msg.file, JSON.stringify(profile));
-      alloc.disconnect();
-      alloc = null;
-      return { file: msg.file };
-    }
+    case "cpu-prof-stop":
+      return finishProfile("Profiler.stop", msg.file, "cpu-prof-stop needs cpu-prof-start and a file");
     case "serve-watch-start": {
       if (!bot) throw new Error("bot not started");
       served = [];
