@@ -24,6 +24,7 @@ import { issueCommentPayload, issuesPayload } from "../payloads.ts";
 import { bindBody, EditAttachmentOptions } from "../schemas.ts";
 import type { ApiResult, AttachmentRow, CommentRow, IssueRow, RepoRow, UserRow } from "../types.ts";
 import { FILE_TYPE_FORBIDDEN, uploadAllowed } from "../upload-verify.ts";
+import { addCrossReferences } from "../xref.ts";
 import { loadComment } from "./comments.ts";
 
 /** getIssueFromContext: GetIssueByIndex, a missing issue being NotFoundOrServerError's 404 `null`. */
@@ -101,9 +102,11 @@ export const createIssueAttachment: RouteHandler = (ctx) => {
   mustWrite(ctx, issue);
   const attachment = storeUpload(ctx, doer, issue, 0);
   ctx.forge.seams.afterAttachmentStored?.(attachment.id);
-  if (!ctx.forge.store.changeIssueContent(issue.id, issue.body, issue.content_version, ctx.forge.nowUnix())) {
+  const now = ctx.forge.nowUnix();
+  if (!ctx.forge.store.changeIssueContent(issue.id, issue.body, issue.content_version, now)) {
     throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? "the issue is already changed" : "");
   }
+  addCrossReferences(ctx.forge, issue, 0, doer, issue.title, issue.body, true, now); // issue_update.go:306
   const edited = issueEditedHook(ctx, repo, doer, issue.id, issue.body);
   return { status: 201, json: toApiAttachment(ctx.forge, attachment), after: edited };
 };
@@ -201,9 +204,11 @@ export const createCommentAttachment: RouteHandler = (ctx) => {
   const doer = mustWriteComment(ctx, repo, comment);
   const attachment = storeUpload(ctx, doer, issue, comment.id);
   ctx.forge.seams.afterAttachmentStored?.(attachment.id);
-  if (!ctx.forge.store.changeCommentContent(comment.id, comment.body, comment.content_version, ctx.forge.nowUnix())) {
+  const now = ctx.forge.nowUnix();
+  if (!ctx.forge.store.changeCommentContent(comment.id, comment.body, comment.content_version, now)) {
     throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? "the comment is already changed" : "");
   }
+  addCrossReferences(ctx.forge, issue, comment.id, doer, "", comment.body, true, now); // comment.go:1184
   return { status: 201, json: toApiAttachment(ctx.forge, attachment), after: commentEditedHook(ctx, repo, doer, comment, comment.body) };
 };
 
