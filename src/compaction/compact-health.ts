@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from "node:zlib";
+import { systemClock } from "../clock.ts";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
@@ -48,7 +49,7 @@ export async function compactHealth(o: {
     JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment),
   );
   const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`, "utf8"));
-  const stamp = (o.now?.() ?? new Date()).toISOString().replace(/[-:]/g, "").slice(0, 15);
+  const stamp = (o.now ?? systemClock)().toISOString().replace(/[-:]/g, "").slice(0, 15);
   const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;
   if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
@@ -176,7 +177,7 @@ export class ForgejoApi implements IssueHost {
 
   /** Upload a file to an issue (multipart/form-data, field "attachment"). Not retried: a retry after a lost answer would upload twice. */
   async createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<HostAttachment> {
-    const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+    const boundary = `checkpost-${randomUUID()}`;
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
     const body = Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]);
     return toHostAttachment(
