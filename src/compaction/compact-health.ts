@@ -3,7 +3,7 @@ import { systemClock } from "../clock.ts";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
-import { CheckpostError, ForgejoApiError } from "../errors.ts";
+import { CheckpostError, HostError } from "../errors.ts";
 import { formatArchiveRecord, sha256Hex } from "./archive-record.ts";
 
 /** One archived comment: one JSON object per line of the archive (docs/retention.md). */
@@ -70,7 +70,7 @@ export async function compactHealth(o: {
       await api.deleteComment(repo, c.id);
       deleted++;
     } catch (e) {
-      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e; // already gone: nothing to do
+      if (!(e instanceof HostError && e.reason === "not-found")) throw e; // already gone: nothing to do
     }
   }
   return { selected: selected.length, deleted, archive: { name, url: asset.downloadUrl, bytes: gz.length }, dryRun: false };
