@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from "node:zlib";
+import { systemClock } from "../clock.ts";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
-import { CheckpostError, ForgejoApiError } from "../errors.ts";
+import { CheckpostError, HostError } from "../errors.ts";
 import { formatArchiveRecord, sha256Hex } from "./archive-record.ts";
 
 /** One archived comment: one JSON object per line of the archive (docs/retention.md). */
@@ -48,7 +49,7 @@ export async function compactHealth(o: {
     JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment),
   );
   const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`, "utf8"));
-  const stamp = (o.now?.() ?? new Date()).toISOString().replace(/[-:]/g, "").slice(0, 15);
+  const stamp = (o.now ?? systemClock)().toISOString().replace(/[-:]/g, "").slice(0, 15);
   const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;
   if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
 
@@ -69,7 +70,7 @@ export async function compactHealth(o: {
       await api.deleteComment(repo, c.id);
       deleted++;
     } catch (e) {
-      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e; // already gone: nothing to do
+      if (!(e instanceof HostError && e.reason === "not-found")) throw e; // already gone: nothing to do
     }
   }
   return { selected: selected.length, deleted, archive: { name, url: asset.downloadUrl, bytes: gz.length }, dryRun: false };
