@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { systemClock } from "../clock.ts";
-import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
+import type { HostAttachment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
 import { CheckpostError, HostError } from "../errors.ts";
@@ -53,7 +53,7 @@ export async function compactHealth(o: {
   const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;
   if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
 
-  const asset = await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+  const asset = await uploadArchiveOnce(api, repo, issue, name, gz);
   const back = readArchive(await api.downloadAttachment(asset.downloadUrl));
   const archived = new Set(back.map((a) => a.id));
   const missing = selected.filter((c) => !archived.has(c.id));
@@ -74,6 +74,24 @@ export async function compactHealth(o: {
     }
   }
   return { selected: selected.length, deleted, archive: { name, url: asset.downloadUrl, bytes: gz.length }, dryRun: false };
+}
+
+/**
+ * Upload the archive, once. Forgejo stores the file first and then saves the issue again with the same
+ * body (routers/api/v1/repo/issue_attachment.go:206-228): a body edit landing in between (the bot's own
+ * dashboard write, a person's tick) makes that save fail with 500 while the file stays stored, and a lost
+ * answer leaves the same doubt. So when the outcome is unknown, the archive is looked for by its name,
+ * size and SHA-256 before giving up: found, it is used, and a retry never leaves a second archive.
+ */
+async function uploadArchiveOnce(api: IssueHost, repo: RepoRef, issue: number, name: string, gz: Buffer): Promise<HostAttachment> {
+  try {
+    return await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+  } catch (e) {
+    if (!api.isOutcomeUnknown(e)) throw e;
+    const stored = (await api.listIssueAttachments(repo, issue)).find((a) => a.name === name && a.size === gz.length);
+    if (!stored || sha256Hex(await api.downloadAttachment(stored.downloadUrl)) !== sha256Hex(gz)) throw e;
+    return stored;
+  }
 }
 
 /** The comments in one archive (gzipped JSON Lines). */
