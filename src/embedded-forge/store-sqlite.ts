@@ -463,9 +463,6 @@ export class ForgeStore {
       beforeUnix,
     );
   }
-  updateComment(id: number, body: string, now: number): void {
-    this.run("UPDATE comments SET body = ?, updated_unix = ? WHERE id = ?", body, now, id);
-  }
   deleteComment(id: number): void {
     this.run("DELETE FROM comments WHERE id = ?", id);
   }

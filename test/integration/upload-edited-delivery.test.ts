@@ -51,7 +51,12 @@ describe("an upload's `edited` webhook", () => {
     const sent = await payloads();
     expect(sent).toHaveLength(2);
     const edits: Array<[string | null, string]> = [];
-    const tracker = { onHumanBodyEdit: async (before: string | null, after: string) => void edits.push([before, after]), renderSection: () => "" } as unknown as SessionTracker;
+    // onBodyDelivered: where i28-controls' handle-delivery sends a delivery that named no body change.
+    const tracker = {
+      onHumanBodyEdit: async (before: string | null, after: string) => void edits.push([before, after]),
+      onBodyDelivered: async () => {},
+      renderSection: () => "",
+    } as unknown as SessionTracker;
     const metrics = { deliveries: { inc: () => {} }, handleSeconds: { observe: () => {} } } as unknown as BotMetrics;
     const deps = { log: pino({ level: "silent" }), metrics, self: "checkpost-bot", watched: () => true, tracker: () => tracker, track: async () => tracker, isSessionIssue: () => true };
     for (const p of sent) await handleDelivery("issues", p, deps);
