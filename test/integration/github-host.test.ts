@@ -4,7 +4,8 @@
 // in issue-host-contract.test.ts.
 import { describe, expect, it } from "vitest";
 import { signatureProblem } from "../../src/bot/delivery-receiver.ts";
-import { HostError } from "../../src/errors.ts";
+import { HostError, SessionChainError } from "../../src/errors.ts";
+import { continuedInComment, continuesLine } from "../../src/rollover/chain-links.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, readAllComments, SessionStore, type SessionStoreOptions } from "../../src/session-client/index.ts";
 import { GitHubHost } from "../helpers/github-host/github-host.ts";
@@ -88,6 +89,29 @@ describe("SessionStore on a host with GitHub's behaviour", () => {
     await zombie.save({ agent: "w", session: "s", phase: "commit_complete", data: { by: "zombie", n: 2 } });
     expect(await g.store({ issue }).resume("w", "s", MAP)).toMatchObject({ phase: "clone_complete", state: { by: "zombie", n: 1 } });
     expect((await g.store({ issue }).snapshot()).anomalies.some((a) => a.kind === "zombie")).toBe(true);
+  });
+
+  it("follows the session chain from a closed issue to its open head, and saves there", async () => {
+    const g = github();
+    const host = g.host();
+    const first = await g.store().issueNumber({ create: true });
+    const agent = g.store({ issue: first });
+    await agent.save({ agent: "w", session: "s", phase: "clone_complete", data: { n: 1 } });
+    const next = await host.createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: continuesLine(first, 2) });
+    g.tick(1000);
+    await host.createComment(repo, first, continuedInComment(next.number, 2));
+    await host.editIssue(repo, first, { state: "closed" });
+    // A plain save checks the head a minute after the last check, by the store's clock (SessionStore.HEAD_RECHECK_MS).
+    g.tick(SessionStore.HEAD_RECHECK_MS);
+    const saved = await agent.save({ agent: "w", session: "s", phase: "commit_complete", data: { n: 2 } });
+    expect(saved.issue).toBe(next.number);
+    expect(g.rest.comments.get(saved.comment_id)?.issue).toBe(next.number);
+    // A link written by someone the store does not trust is not followed.
+    const forged = await host.createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: continuesLine(next.number, 1) });
+    await g.host(g.mallory.token).createComment(repo, next.number, continuedInComment(forged.number, 1));
+    await host.editIssue(repo, next.number, { state: "closed" });
+    g.tick(SessionStore.HEAD_RECHECK_MS);
+    await expect(agent.save({ agent: "w", session: "s", phase: "pr_created", data: {} })).rejects.toBeInstanceOf(SessionChainError);
   });
 
   it("reads a comment window: `since` on the host, the upper end on our side", async () => {
