@@ -4,6 +4,7 @@
 // in issue-host-contract.test.ts.
 import { describe, expect, it } from "vitest";
 import { signatureProblem } from "../../src/bot/delivery-receiver.ts";
+import { ArchivesOffError, compactHealth } from "../../src/compaction/compact-health.ts";
 import { HostError, SessionChainError } from "../../src/errors.ts";
 import { continuedInComment, continuesLine } from "../../src/rollover/chain-links.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
@@ -173,6 +174,17 @@ describe("what GitHub lacks and how it signs", () => {
     const issue = (await host.createIssue(repo, { title: "t" })).number;
     await expect(host.createIssueAttachment(repo, issue, "a.bin", new Uint8Array([1]))).rejects.toMatchObject({ reason: "invalid" });
     expect(await host.listIssueAttachments(repo, issue)).toEqual([]);
+  });
+
+  it("so health compaction, which archives before it deletes, is off there and deletes nothing", async () => {
+    const g = github();
+    const host = g.host();
+    const issue = (await host.createIssue(repo, { title: "t" })).number;
+    const old = await host.createComment(repo, issue, "health");
+    const selected = [{ id: old.id, author: old.author, body: old.body, createdAt: old.createdAt, updatedAt: old.updatedAt }];
+    await expect(compactHealth({ api: host, repo, issue, selected })).rejects.toBeInstanceOf(ArchivesOffError);
+    await expect(compactHealth({ api: host, repo, issue, selected, dryRun: true })).rejects.toThrow(/compaction .* is off/);
+    expect(g.rest.comments.has(old.id)).toBe(true);
   });
 
   it("signs a delivery with X-Hub-Signature-256, which the bot's check accepts, and only that", () => {
