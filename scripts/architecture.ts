@@ -1,7 +1,8 @@
 // `npm run architecture`: regenerates the figures of docs/architecture.md (folders, files, lines, and the
 // arrows between folders, an arrow being an import) from src/. test/unit/architecture-doc.test.ts fails
 // when the committed figures differ from the code, so the document cannot go stale (issue 31, item 7).
-// After a merge, regenerate rather than resolve a conflict inside the block by hand.
+// After a merge, regenerate rather than resolve a conflict inside the block by hand: the script replaces
+// everything between the two markers, conflict markers included.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

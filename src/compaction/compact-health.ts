@@ -19,6 +19,14 @@ export type ArchivedComment = z.infer<typeof ArchivedCommentSchema>;
 
 export const ARCHIVE_PREFIX = "checkpost-health-archive-";
 
+/** Compaction archives before it deletes; a host with no attachment API has nowhere to put the archive. */
+export class ArchivesOffError extends CheckpostError {
+  override name = "ArchivesOffError";
+  constructor() {
+    super("the issue host has no API to attach a file to an issue, so health compaction (which archives superseded health signals before it deletes them) is off there: nothing was deleted");
+  }
+}
+
 export interface CompactionResult {
   selected: number;
   deleted: number;
@@ -32,6 +40,8 @@ export interface CompactionResult {
  * checked to hold every selected comment; only then is each comment deleted.
  * A failed upload or a mismatched read-back deletes nothing (and throws). A
  * dry run returns what would be archived and deleted, and changes nothing.
+ * On a host that cannot attach files (capabilities.attachments false) there is
+ * nowhere to archive, so compaction is off: it throws and deletes nothing.
  */
 export async function compactHealth(o: {
   api: IssueHost;
@@ -45,6 +55,7 @@ export async function compactHealth(o: {
 }): Promise<CompactionResult> {
   const { api, repo, issue, selected } = o;
   if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(o.dryRun) };
+  if (!api.capabilities.attachments) throw new ArchivesOffError();
   const lines = selected.map((c) =>
     JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment),
   );

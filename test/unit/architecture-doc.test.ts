@@ -30,4 +30,11 @@ describe("docs/architecture.md's figures", () => {
     expect(spliceFigures(spliceFigures(current, changed), figures)).toBe(current);
     expect(() => spliceFigures(doc.replace(FIGURES_END, ""), figures)).toThrow(/markers/);
   });
+
+  it("a merge conflict inside the block is resolved by regenerating it", () => {
+    const current = spliceFigures(doc, figures);
+    const conflicted = spliceFigures(current, `<<<<<<< HEAD\n| 1 |\n=======\n| 2 |\n>>>>>>> main\n${figures}`);
+    expect(conflicted).toContain("<<<<<<< HEAD");
+    expect(spliceFigures(conflicted, figures)).toBe(current);
+  });
 });

@@ -286,7 +286,7 @@ export class GitHubHost implements IssueHost {
   async listIssueAttachments(_r: RepoRef, _index: number): Promise<HostAttachment[]> {
     return [];
   }
-  async createIssueAttachment(r: RepoRef, index: number): Promise<HostAttachment> {
+  async createIssueAttachment(r: RepoRef, index: number, _name: string, _bytes: Uint8Array, _contentType?: string): Promise<HostAttachment> {
     throw new GitHubHostError(`GitHub has no API to attach a file to issue #${index} of ${r.owner}/${r.repo} (capabilities.attachments is false)`, "invalid", 0, undefined);
   }
   async downloadAttachment(url: string): Promise<Buffer> {
