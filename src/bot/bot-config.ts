@@ -57,6 +57,8 @@ export interface BotConfig {
   readWindowSize?: number;
   retries: number;
   timeoutMs: number;
+  /** CHECKPOST_DOCS_URL: where the dashboard's help links point (a folder holding checkpost's docs/*.md); unset: no link. */
+  docsUrl?: string;
   /** Several replicas on one PostgreSQL (CHECKPOST_DATABASE_URL); unset: this process alone. */
   database?: DatabaseConfig;
 }

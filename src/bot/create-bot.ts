@@ -20,6 +20,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { BotState, ReplicaStore } from "../bot-state/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
+import { warnUntrustedWriters } from "./trust-at-start.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -109,6 +110,8 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 
+  // Once, at warn: writers whose checkpoints this trust setting would ignore (an agent left out of CHECKPOST_TRUSTED_AUTHORS).
+  await warnUntrustedWriters(api, config.repos, self, config.trustedAuthors, log);
   // Discover the session issues of every watched repo and read each once.
   for (const repo of config.repos) for (const issue of await listSessionIssues(api, repo, config)) await registry.track(repo, issue.number);
   ready = true;

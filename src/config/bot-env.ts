@@ -71,6 +71,11 @@ export const BotEnvSchema = ClientEnvSchema.extend({
     .optional(),
   /** With a database: how often (ms) a replica folds what the other replicas stored. */
   CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /**
+   * Where the dashboard's help links point: a folder URL holding checkpost's docs/*.md, e.g. the bot's own
+   * http://bot.internal:3000/docs (it serves them) or a copy on your wiki. Unset: the dashboard names the file.
+   */
+  CHECKPOST_DOCS_URL: z.url({ message: "must be a URL of a folder holding checkpost's docs, e.g. http://bot.internal:3000/docs" }).optional(),
   /** With a database: this replica's name in leases and logs (default: host name and process id). */
   CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });
@@ -133,6 +138,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     healthRetentionMs: e.CHECKPOST_HEALTH_RETENTION,
     compactionIntervalMs: e.CHECKPOST_COMPACTION_INTERVAL_MS,
     apiTokens: e.CHECKPOST_API_TOKEN,
+    ...(e.CHECKPOST_DOCS_URL ? { docsUrl: e.CHECKPOST_DOCS_URL } : {}),
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
     ...(e.CHECKPOST_DATABASE_URL
