@@ -26,8 +26,17 @@ function stderrLogDestination(): DestinationStream {
   return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
+/** How the context is built beyond env and flags (the library's `SessionStore.fromEnv`). */
+export interface CliContextOptions {
+  /** The store's class (a subclass of SessionStore); default SessionStore. */
+  Store?: typeof SessionStore;
+  /** Start from the issue number this machine remembered (default true; the CLI forgets a stale one and retries in withStore). */
+  issueCache?: boolean;
+}
+
 /** Build the store from env and flags. Flags win over env. */
-export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
+export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions = {}): CliContext {
+  const Store = opts.Store ?? SessionStore;
   const env = parseEnv(ClientEnvSchema, io.env);
   // The instance root; a URL given with /api/v1 is the same instance (the client adds /api/v1).
   const url = (flags.url ?? env.FORGEJO_URL)?.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
@@ -60,7 +69,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   // Where each issue's resume index comment is: a cold resume then skips the read of the issue.
   const indexRefs = new IndexRefCache(env.CHECKPOST_CACHE_DIR, io.env).forRepo([url, repo.owner, repo.repo].join("|"));
   const make = (issue: number | undefined) =>
-    new SessionStore({
+    new Store({
       api,
       repo: { owner: repo.owner, repo: repo.repo },
       title: env.CHECKPOST_SESSION_TITLE,
@@ -83,7 +92,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       indexRefs,
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
     });
-  const cached = explicit === undefined ? cache.get(cacheKey) : undefined;
+  const cached = explicit === undefined && opts.issueCache !== false ? cache.get(cacheKey) : undefined;
   const store = make(explicit ?? cached);
   return {
     env,

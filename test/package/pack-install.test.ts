@@ -70,7 +70,8 @@ describe("the packed tarball", () => {
   it("ships compiled code with types and no tests, benchmarks, fixtures or TypeScript sources", () => {
     expect(pkg.scripts.prepack).toBe("npm run build");
     expect(files).toContain("dist/index.js");
-    expect(files).toContain("dist/index.d.ts");
+    expect(files).toContain("dist/app/library.js");
+    expect(files).toContain("dist/app/library.d.ts");
     expect(files).toContain("dist/app/bot-package.d.ts");
     expect(files).toContain("dist/cli-bundle/main.js");
     expect(files).toContain("bin/checkpost.cjs");
@@ -113,13 +114,13 @@ describe("the packed tarball", () => {
         "./register.mjs",
         "--input-type=module",
         "-e",
-        'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, bot: typeof c.createBot }));',
+        'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, fromEnv: typeof c.SessionStore.fromEnv, bot: typeof c.createBot }));',
       ],
       { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
-    expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", bot: "undefined" });
+    expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", fromEnv: "function", bot: "undefined" });
     const loaded = spawnLoaded('await import("checkpost")');
-    expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/index.js"))).toBe(true);
+    expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/app/library.js"))).toBe(true);
     expect(loaded.filter((u) => /\/node_modules\/(probot|prom-client|pg|better-sqlite3|sanitize-html|marked|mermaid)\//.test(u))).toEqual([]);
   });
 
@@ -241,9 +242,10 @@ describe("the packed tarball", () => {
           'const body: string = formatCheckpoint({ agent: "a", session: "s", phase: "clone_complete", timestamp: "2026-01-01T00:00:00Z", data });',
           "const kind: string = parseComment(body).kind;",
           'const store = new SessionStore({ api: new ForgejoApi(new ForgejoClient({ url: "http://127.0.0.1:1", token: "t" })), repo: { owner: "o", repo: "r" } });',
+          'const fromEnv: SessionStore = SessionStore.fromEnv({ env: { FORGEJO_URL: "http://127.0.0.1:1", FORGEJO_TOKEN: "t", FORGEJO_REPO: "o/r" } });',
           'const point: string | undefined = IMPLEMENTATION_WORKER_PHASE_MAP["clone_complete"];',
           "const start: (c: BotConfig) => Promise<unknown> = (c) => createBot(c, { logger: undefined as never });",
-          "export { kind, store, point, start };",
+          "export { kind, store, fromEnv, point, start };",
           "",
         ].join("\n"),
       );
