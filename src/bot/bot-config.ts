@@ -31,6 +31,8 @@ export interface BotConfig {
   port: number;
   host: string;
   pollIntervalMs: number;
+  /** How often the issue body alone is read (a person's ticks), besides each poll; 0: only with the poll. Default 2000. */
+  bodyPollIntervalMs?: number;
   reconcileIntervalMs: number;
   dashboardIntervalMs: number;
   /** Largest resume index kept in the issue body; a larger one is kept in a comment the body points to (default 8 KiB; tests lower it). */

@@ -137,6 +137,9 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   };
   const pollAll = () => each("poll", async (t) => (await reads(t)) && t.poll(), "incremental");
   const reconcileAll = () => each("reconcile", async (t) => (await reads(t)) && t.reconcile(), "reconcile");
+  // A person's tick is a body edit: read the body alone more often than the comments, so it is recorded
+  // (the [CONTROL] comment, the directive at /api/resume) within seconds without a webhook (docs/dashboard.md).
+  const pollBodies = () => each("body poll", async (t) => (await reads(t)) && t.pollBody());
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
   // Replicas polling: followers look for a lapsing leader every sixth of the TTL and read Forgejo at once (not at their next poll).
@@ -145,6 +148,8 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
+    // Webhooks only (CHECKPOST_POLL_INTERVAL_MS=0): no polling of any kind.
+    { everyMs: config.pollIntervalMs > 0 ? (config.bodyPollIntervalMs ?? 0) : 0, run: pollBodies },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
     { everyMs: replica && config.pollIntervalMs > 0 ? Math.max(250, Math.floor(config.leaseTtlMs / 6)) : 0, run: followLapsed },

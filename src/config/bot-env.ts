@@ -24,6 +24,12 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   HOST: z.string().default("127.0.0.1"),
   /** Incremental poll every N ms (0: off; webhooks only). */
   CHECKPOST_POLL_INTERVAL_MS: ms(30_000),
+  /**
+   * Read the issue body alone every N ms (0: only with each poll): a person's tick is then recorded within
+   * about this long even when webhooks do not reach the bot. One GET of the issue per watched issue. Off
+   * when CHECKPOST_POLL_INTERVAL_MS=0 (webhooks only).
+   */
+  CHECKPOST_BODY_POLL_INTERVAL_MS: ms(2_000),
   /** Full re-read (notices deletions) every N ms (0: off). */
   CHECKPOST_RECONCILE_INTERVAL_MS: ms(300_000),
   /** At most one dashboard write per window. */
@@ -125,6 +131,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     port: e.PORT,
     host: e.HOST,
     pollIntervalMs: e.CHECKPOST_POLL_INTERVAL_MS,
+    bodyPollIntervalMs: e.CHECKPOST_BODY_POLL_INTERVAL_MS,
     reconcileIntervalMs: e.CHECKPOST_RECONCILE_INTERVAL_MS,
     dashboardIntervalMs: e.CHECKPOST_DASHBOARD_INTERVAL_MS,
     dashboardHoldMs: e.CHECKPOST_DASHBOARD_HOLD_MS,

@@ -38,7 +38,7 @@ export interface BotWorld {
 
 /** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
 /** Bot timers off: tests drive polls, reconciles, liveness and dashboard writes themselves. */
-export const TIMERS_OFF = { pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
+export const TIMERS_OFF = { pollIntervalMs: 0, bodyPollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
 
 /** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
 /** `botAdmin`: the bot is a repository admin (as docs/deploy.md has it), so it may read the writers' permissions; `writers`: more users with write access, made before the bot starts. */
