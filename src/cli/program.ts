@@ -198,7 +198,7 @@ with "did you mean" for a name one typo from a known agent's; --existing makes i
 
   repoFlags(required(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"), "--bot-url"))
     .option("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
-    .option("--app <file>", "app.yml to read", "app.yml")
+    .option("--app <file>", "app.yml to read (default: the one checkpost ships with)")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }, root));
 
   repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))

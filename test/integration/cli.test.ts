@@ -179,6 +179,20 @@ describe("checkpost CLI", () => {
     expect(hooks.map((h) => h.id)).toEqual([out.hook_id]);
   });
 
+  it("install-webhook reads checkpost's own app.yml from any folder (an installed package has no ./app.yml); --app names another", async () => {
+    world = await forgeWorld();
+    const env = envFor(world, { WEBHOOK_SECRET: "a-long-webhook-secret" });
+    const elsewhere = io(env);
+    const empty = mkdtempSync(join(tmpdir(), "checkpost-nowhere-"));
+    elsewhere.cli.cwd = empty;
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], elsewhere.cli)).toBe(0);
+    expect(elsewhere.json()).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks" });
+    const named = io(env);
+    named.cli.cwd = empty;
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9", "--app", "missing.yml"], named.cli)).toBe(1);
+    expect(named.err.join("")).toMatch(/cannot read .*missing\.yml/);
+  });
+
   it("install-webhook refuses to run without WEBHOOK_SECRET", async () => {
     world = await forgeWorld();
     const t = io(envFor(world));

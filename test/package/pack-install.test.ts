@@ -181,6 +181,22 @@ describe("the packed tarball", () => {
       expect(comments.map((c) => c.id)).toEqual(expect.arrayContaining(saved.map((s) => s.comment_id)));
     });
 
+    it("install-webhook uses the app.yml the package ships (the consumer's folder has none)", async () => {
+      const r = await execFileAsync(process.execPath, ["node_modules/.bin/checkpost", "install-webhook", "--bot-url", "http://127.0.0.1:9"], {
+        cwd: app,
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          FORGEJO_URL: world.forge.url,
+          FORGEJO_TOKEN: world.token,
+          FORGEJO_REPOSITORY: `${world.owner}/${world.repo}`,
+          WEBHOOK_SECRET: "pack-install-secret",
+          CHECKPOST_CACHE_DIR: join(work, "cache-hook"),
+        },
+      });
+      expect(JSON.parse(r.stdout)).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks" });
+    });
+
     // hot.cjs holds only the hot commands' modules (scripts/bundle-cli.ts): each of them, through it.
     it("runs every hot command (health, latest, latest --all-issues, resume) from the code-cached bundle", async () => {
       const cli = (...args: string[]) =>
