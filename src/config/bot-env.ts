@@ -32,8 +32,8 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_BODY_POLL_INTERVAL_MS: ms(2_000),
   /** Full re-read (notices deletions) every N ms (0: off). */
   CHECKPOST_RECONCILE_INTERVAL_MS: ms(300_000),
-  /** At most one dashboard write per window. */
-  CHECKPOST_DASHBOARD_INTERVAL_MS: ms(10_000),
+  /** At most one dashboard write per window: 4 s, so an agent's first save is on the dashboard within about 5 s. */
+  CHECKPOST_DASHBOARD_INTERVAL_MS: ms(4_000),
   /** After a person's edit of the issue body, dashboard writes wait this long (their next tick stays valid). */
   CHECKPOST_DASHBOARD_HOLD_MS: ms(60_000),
   /** Liveness check period. */
