@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const guide = readFileSync(join(root, "docs/deploy.md"), "utf8");
 
 /** The guide's fenced blocks: info string and body. */
-export function fencedBlocks(md: string): { info: string; body: string; line: number }[] {
+function fencedBlocks(md: string): { info: string; body: string; line: number }[] {
   const out: { info: string; body: string; line: number }[] = [];
   const lines = md.split("\n");
   for (let i = 0; i < lines.length; i++) {
