@@ -6,7 +6,7 @@ import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
 import { SessionStore } from "../session-client/index.ts";
-import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
+import { ConfigError, ForgejoApiError, ForgejoResponseError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";
@@ -62,6 +62,27 @@ export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions 
       e.message += ` (repository from ${repo.source}${issueSource ? `, issue from ${issueSource}` : ""}; instance ${url})`;
     return e;
   };
+  // A 404 or an answer of the wrong shape may mean FORGEJO_URL is not a Forgejo at all (a web page, another
+  // service): ask /api/v1/version once, and say so instead of "repository does not exist".
+  const explain = async (e: unknown): Promise<unknown> => {
+    if (!((e instanceof ForgejoApiError && e.status === 404) || e instanceof ForgejoResponseError)) return hint404(e);
+    let why: string | null = null;
+    try {
+      const version = await api.version();
+      if (!/^\d+\.\d+/.test(version)) why = `it answers /api/v1/version with "${version.slice(0, 40)}"`;
+    } catch (v) {
+      why =
+        v instanceof ForgejoApiError
+          ? `GET /api/v1/version answered ${v.status}`
+          : v instanceof ForgejoResponseError
+            ? "GET /api/v1/version is not a Forgejo answer"
+            : v instanceof Error
+              ? v.message
+              : String(v);
+    }
+    if (why === null) return hint404(e);
+    return new ConfigError(`${url} does not answer as a Forgejo API (${why}): set FORGEJO_URL to the instance's base URL, e.g. https://forgejo.example.org (checkpost adds /api/v1)`);
+  };
   const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
   // The token's login, remembered on this machine: a cold resume then skips GET /user.
   const logins = new LoginCache(env.CHECKPOST_CACHE_DIR, io.env);
@@ -108,7 +129,7 @@ export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions 
         return result;
       } catch (e) {
         // Gone (404), or closed with no successor to follow (a person closed it): the cache was only a hint.
-        if (cached === undefined || !((e instanceof ForgejoApiError && e.status === 404) || e instanceof SessionChainError)) throw hint404(e);
+        if (cached === undefined || !((e instanceof ForgejoApiError && e.status === 404) || e instanceof SessionChainError)) throw await explain(e);
         logger.debug({ cached }, "cached session issue is gone or closed without a successor; locating it again");
         cache.set(cacheKey, undefined);
         const fresh = make(undefined);
@@ -117,7 +138,7 @@ export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions 
           cache.set(cacheKey, await fresh.issueNumber());
           return result;
         } catch (e2) {
-          throw hint404(e2);
+          throw await explain(e2);
         }
       }
     },

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -191,6 +192,24 @@ describe("checkpost CLI", () => {
     named.cli.cwd = empty;
     expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9", "--app", "missing.yml"], named.cli)).toBe(1);
     expect(named.err.join("")).toMatch(/cannot read .*missing\.yml/);
+  });
+
+  it('a FORGEJO_URL that is not a Forgejo says so, not "repository does not exist"', async () => {
+    // A web server that answers 404 pages to everything, as a wrong URL (a site, a proxy) does.
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<html>not found</html>");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const t = io({ FORGEJO_URL: url, FORGEJO_TOKEN: "t", FORGEJO_REPOSITORY: "acme/widgets", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cli-")), CHECKPOST_RETRIES: "0" });
+      expect(await runCli(["resume", "--agent", "a", "--session", "s"], t.cli)).toBe(1);
+      expect(t.err.join("")).toMatch(new RegExp(`${url} does not answer as a Forgejo API .*set FORGEJO_URL to the instance's base URL`));
+      expect(t.err.join("")).not.toMatch(/repository/);
+    } finally {
+      server.close();
+    }
   });
 
   it("install-webhook refuses to run without WEBHOOK_SECRET", async () => {
