@@ -47,7 +47,7 @@ Exit codes:
 Environment (also read from ./.env or --env-file; set variables win; .env.example lists all):
   FORGEJO_URL                  Forgejo base URL
   FORGEJO_TOKEN                access token (scopes write:issue, read:repository, read:user)
-  FORGEJO_REPO                 owner/repo of the session issue (or FORGEJO_REPOSITORY)
+  FORGEJO_REPO                 owner/repo of the session issue (FORGEJO_REPOSITORY: an alias)
   CHECKPOST_ISSUE              session issue number (skips the lookup)
   CHECKPOST_TRUSTED_AUTHORS    logins believed besides the token's user, comma-separated
   CHECKPOST_SIGNING_KEY        sign checkpoints; believe only valid signatures
@@ -61,7 +61,7 @@ Environment (also read from ./.env or --env-file; set variables win; .env.exampl
 /** Flags shared by every command that talks to Forgejo. */
 function repoFlags(cmd: Command): Command {
   return cmd
-    .option("--repo <owner/repo>", "repository holding the session issue (env FORGEJO_REPOSITORY)")
+    .option("--repo <owner/repo>", "repository holding the session issue (env FORGEJO_REPO)")
     .option("--issue <n>", "session issue number; skips the lookup (env CHECKPOST_ISSUE)", int("--issue"))
     .option("--url <url>", "Forgejo base URL (env FORGEJO_URL)");
 }

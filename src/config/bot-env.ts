@@ -14,7 +14,7 @@ const flag = z
 
 /** Everything the bot reads from env; .env.example lists each with a comment. */
 export const BotEnvSchema = ClientEnvSchema.extend({
-  /** Comma-separated owner/repo list to watch (or FORGEJO_REPOSITORY for one). */
+  /** Comma-separated owner/repo list to watch (or FORGEJO_REPO for one). */
   CHECKPOST_REPOSITORIES: z.string().optional(),
   WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
   /** Accept unsigned deliveries: local development only. */
@@ -110,7 +110,7 @@ export function botRepos(e: BotEnv): BotRepo[] {
       if (!owner || !repo || extra !== undefined) throw new ConfigError(`CHECKPOST_REPOSITORIES: "${s}" must be owner/repo`);
       return { owner, repo };
     });
-  if (!repos.length) throw new ConfigError("no repository to watch: set CHECKPOST_REPOSITORIES=owner/repo[,owner/repo…] (or FORGEJO_REPOSITORY)");
+  if (!repos.length) throw new ConfigError("no repository to watch: set CHECKPOST_REPOSITORIES=owner/repo[,owner/repo…] (or FORGEJO_REPO=owner/repo)");
   return repos;
 }
 

@@ -46,7 +46,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   const env = settings.env;
   const url = o.url ?? env.FORGEJO_URL;
   let repo: RepoRef | undefined;
-  if (settings.repo instanceof Error) add({ check: "config", status: "fail", message: message(settings.repo), fix: "set FORGEJO_REPOSITORY=owner/repo or pass --repo" });
+  if (settings.repo instanceof Error) add({ check: "config", status: "fail", message: message(settings.repo), fix: "set FORGEJO_REPO=owner/repo or pass --repo" });
   else repo = settings.repo;
   if (!url) add({ check: "config", status: "fail", message: "no Forgejo instance", fix: "set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url" });
   if (!env.FORGEJO_TOKEN) add({ check: "config", status: "fail", message: "no token", fix: "set FORGEJO_TOKEN to an access token with write:issue, read:repository, read:user" });
@@ -104,7 +104,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
         fix: `give ${login} write access to ${r.fullName} (Settings → Collaborators)`,
       });
   } catch (e) {
-    add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPOSITORY and that the token's user can see the repository" });
+    add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPO and that the token's user can see the repository" });
     return checks;
   }
 
