@@ -1,4 +1,5 @@
-import { toParseOutput } from "../../protocol/index.ts";
+import { compareCodePoints, toParseOutput } from "../../protocol/index.ts";
+import { closeNames } from "../../util/close-names.ts";
 import type { LegacyWriters } from "../../projection/index.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -43,6 +44,7 @@ export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<vo
     s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(seq !== undefined ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}) }, { checkDirective: true }),
   );
   if (epoch !== undefined) ctx.writers.set(key, { epoch, next_seq: (seq ?? 0) + 1 });
+  warnNewAgent(io, o.agent, saved);
   printJson(io, {
     comment_id: saved.comment_id,
     issue: saved.issue,
@@ -51,6 +53,21 @@ export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<vo
     directive: saved.directive ?? null,
     ...(saved.fenced ? { fenced: true } : {}),
   });
+}
+
+/**
+ * One stderr line when this save is the first of an agent the bot's index does not know while it knows
+ * others: a typo in --agent otherwise starts a new worker in silence. Free: the save already read the index
+ * (for the directive); without one (no bot, or not yet written) nothing is said.
+ */
+function warnNewAgent(io: CliIo, agent: string, saved: { comment_id: number; indexed?: { agent: string; commentId: number }[] }): void {
+  const indexed = saved.indexed ?? [];
+  if (indexed.some((e) => e.agent === agent && e.commentId !== saved.comment_id)) return;
+  const others = [...new Set(indexed.filter((e) => e.agent !== agent).map((e) => e.agent))].sort(compareCodePoints);
+  if (others.length === 0) return;
+  const near = closeNames(agent, others);
+  const listed = others.length <= 10 ? others.join(", ") : `${others.slice(0, 10).join(", ")} … (${others.length - 10} more)`;
+  io.err(`checkpost: ${agent} is a new agent on this issue (known: ${listed})${near.length ? `; did you mean ${near.slice(0, 3).join(" or ")}?` : ""}`);
 }
 
 export interface HealthOptions extends RepoFlags {
