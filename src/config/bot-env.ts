@@ -79,9 +79,10 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   /**
    * Where the dashboard's help links point: a folder URL holding checkpost's docs/*.md, e.g. the bot's own
-   * http://bot.internal:3000/docs (it serves them) or a copy on your wiki. Unset: the dashboard names the file.
+   * the docs/ folder of your clone of checkpost in your Forgejo's web view
+   * (https://forgejo.example.org/acme/checkpost/src/branch/main/docs). Unset: the dashboard names the file.
    */
-  CHECKPOST_DOCS_URL: z.url({ message: "must be a URL of a folder holding checkpost's docs, e.g. http://bot.internal:3000/docs" }).optional(),
+  CHECKPOST_DOCS_URL: z.url({ message: "must be a URL of a folder holding checkpost's docs, e.g. https://forgejo.example.org/acme/checkpost/src/branch/main/docs" }).optional(),
   /** With a database: this replica's name in leases and logs (default: host name and process id). */
   CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });

@@ -31,7 +31,7 @@ export interface RenderDashboardOptions {
   /**
    * Where checkpost's docs are (CHECKPOST_DOCS_URL): the header links to `<docsUrl>/dashboard.md`, the
    * ignored-authors line to `<docsUrl>/security.md`. Unset: no link, the file is named instead (the
-   * package is not on a registry, so no public page is known to exist; the bot serves them at /docs/).
+   * package is not on a registry, so no public page is known to exist).
    */
   docsUrl?: string;
   /** CHECKPOST_TRUSTED_AUTHORS as the bot has it: the ignored-authors line names the setting that admits an author. */
