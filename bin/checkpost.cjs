@@ -4,7 +4,8 @@
 // Node 20 and 22 scan every argument up to `--` for `--env-file` and exit 9 with their own
 // "node: FILE: not found" when the file is missing (nodejs/node#54232), before checkpost runs. After
 // the `--`, `checkpost --env-file FILE` is checkpost's own flag, with its own message and exit code 5.
-// For node, line 2 is a string and a comment.
+// For node, line 2 is a string and a comment. Biome leaves this file alone (biome.json): its formatter
+// would rewrite line 2 into something sh cannot run.
 //
 // The `checkpost` command: the compiled, bundled CLI (dist/cli-bundle, built by `npm run build`,
 // which `npm pack` runs first). No TypeScript at run time. CommonJS, like what it loads first
