@@ -24,5 +24,6 @@ export const SLOW_SUITES = [
   "test/e2e/rollover.test.ts", // rollover with the seed's Python and chain readers (~15 s)
   "test/e2e/browser.test.ts", // Chromium driving the web view and the bot (~35 s); saves docs/img screenshots
   "test/security/web-view-mermaid-csp.test.ts", // Chromium: the CSP refuses a Mermaid label's inline handler
+  "test/e2e/deploy-guide.test.ts", // docs/deploy.md run as written: npm start builds dist/, the bot as a process (~1 min)
   "test/integration/demo-identities.test.ts", // the demo's bot process started as npm start does (~20 s under tsx)
 ];

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     stops.unshift(bot.stop);
     await world.connectWebhook(bot.url, env.WEBHOOK_SECRET as string, env.WEBHOOK_PATH);
     // The agents' settings, owner-only: their own token (never the bot's site-admin token, which stays in
-    // forge/demo-token), the key, the bot's login to trust (its carried checkpoints and archive records).
+    // forge/bot-token), the key, the bot's login to trust (its carried checkpoints and archive records).
     const agentEnv = join(env.CHECKPOST_DATA_DIR, "agent.env");
     writeSecretFile(
       agentEnv,
@@ -86,8 +86,9 @@ async function main(): Promise<void> {
       `data in ${env.CHECKPOST_DATA_DIR}`,
     ].join(" | ");
     const asAgent = `set -a; . ${agentEnv}; set +a;`;
-    const save = `try: (${asAgent} npx checkpost save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}')  # as ${world.agent.login}, the agents' own user`;
-    const check = `check: (${asAgent} npx checkpost doctor --bot-url ${bot.url})`;
+    // This clone's bin (npm start built it); never `npx checkpost`: that name on the registry is not ours.
+    const save = `try: (${asAgent} node bin/checkpost.cjs save --agent implementation-worker --session demo --phase clone_complete --data '{"branch_name":"feat/demo"}')  # as ${world.agent.login}, the agents' own user`;
+    const check = `check: (${asAgent} node bin/checkpost.cjs doctor --bot-url ${bot.url})`;
     process.stdout.write(`${ready}\n${save}\n${check}\n`);
   }
 

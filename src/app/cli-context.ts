@@ -6,7 +6,7 @@ import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
 import { SessionStore } from "../session-client/index.ts";
-import { ConfigError, HostError, SessionChainError } from "../errors.ts";
+import { ConfigError, ForgejoApiError, ForgejoResponseError, HostError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";
@@ -26,8 +26,17 @@ function stderrLogDestination(): DestinationStream {
   return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
+/** How the context is built beyond env and flags (the library's `SessionStore.fromEnv`). */
+export interface CliContextOptions {
+  /** The store's class (a subclass of SessionStore); default SessionStore. */
+  Store?: typeof SessionStore;
+  /** Start from the issue number this machine remembered (default true; the CLI forgets a stale one and retries in withStore). */
+  issueCache?: boolean;
+}
+
 /** Build the store from env and flags. Flags win over env. */
-export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
+export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions = {}): CliContext {
+  const Store = opts.Store ?? SessionStore;
   const env = parseEnv(ClientEnvSchema, io.env);
   // The instance root; a URL given with /api/v1 is the same instance (the client adds /api/v1).
   const url = (flags.url ?? env.FORGEJO_URL)?.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
@@ -53,6 +62,27 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       e.message += ` (repository from ${repo.source}${issueSource ? `, issue from ${issueSource}` : ""}; instance ${url})`;
     return e;
   };
+  // A 404 or an answer of the wrong shape may mean FORGEJO_URL is not a Forgejo at all (a web page, another
+  // service): ask /api/v1/version once, and say so instead of "repository does not exist".
+  const explain = async (e: unknown): Promise<unknown> => {
+    if (!((e instanceof HostError && e.reason === "not-found") || e instanceof ForgejoResponseError)) return hint404(e);
+    let why: string | null = null;
+    try {
+      const version = await api.version();
+      if (!/^\d+\.\d+/.test(version)) why = `it answers /api/v1/version with "${version.slice(0, 40)}"`;
+    } catch (v) {
+      why =
+        v instanceof ForgejoApiError
+          ? `GET /api/v1/version answered ${v.status}`
+          : v instanceof ForgejoResponseError
+            ? "GET /api/v1/version is not a Forgejo answer"
+            : v instanceof Error
+              ? v.message
+              : String(v);
+    }
+    if (why === null) return hint404(e);
+    return new ConfigError(`${url} does not answer as a Forgejo API (${why}): set FORGEJO_URL to the instance's base URL, e.g. https://forgejo.example.org (checkpost adds /api/v1)`);
+  };
   const explicit = flags.issue ?? env.CHECKPOST_ISSUE;
   // The token's login, remembered on this machine: a cold resume then skips GET /user.
   const logins = new LoginCache(env.CHECKPOST_CACHE_DIR, io.env);
@@ -60,7 +90,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   // Where each issue's resume index comment is: a cold resume then skips the read of the issue.
   const indexRefs = new IndexRefCache(env.CHECKPOST_CACHE_DIR, io.env).forRepo([url, repo.owner, repo.repo].join("|"));
   const make = (issue: number | undefined) =>
-    new SessionStore({
+    new Store({
       api,
       repo: { owner: repo.owner, repo: repo.repo },
       title: env.CHECKPOST_SESSION_TITLE,
@@ -83,7 +113,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
       indexRefs,
       ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
     });
-  const cached = explicit === undefined ? cache.get(cacheKey) : undefined;
+  const cached = explicit === undefined && opts.issueCache !== false ? cache.get(cacheKey) : undefined;
   const store = make(explicit ?? cached);
   return {
     env,
@@ -99,7 +129,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
         return result;
       } catch (e) {
         // Gone (404), or closed with no successor to follow (a person closed it): the cache was only a hint.
-        if (cached === undefined || !((e instanceof HostError && e.reason === "not-found") || e instanceof SessionChainError)) throw hint404(e);
+        if (cached === undefined || !((e instanceof HostError && e.reason === "not-found") || e instanceof SessionChainError)) throw await explain(e);
         logger.debug({ cached }, "cached session issue is gone or closed without a successor; locating it again");
         cache.set(cacheKey, undefined);
         const fresh = make(undefined);
@@ -108,7 +138,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
           cache.set(cacheKey, await fresh.issueNumber());
           return result;
         } catch (e2) {
-          throw hint404(e2);
+          throw await explain(e2);
         }
       }
     },

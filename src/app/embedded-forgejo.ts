@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { startForge } from "../embedded-forge/index.ts";
@@ -12,7 +12,7 @@ export const DEMO_AGENT_LOGIN = "agent";
 
 export interface EmbeddedWorld {
   forge: ForgeServer;
-  /** The bot's token (its user is the demo's site admin and the repository's owner); kept in `forge/demo-token`, never printed. */
+  /** The bot's token (its user is the demo's site admin and the repository's owner); kept in `forge/bot-token`, never printed. */
   token: string;
   login: string;
   /** The agents' identity: their own non-admin user with write access, token in `forge/agent-token`. */
@@ -47,10 +47,12 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
   forge.admin.addCollaborator(repo.owner, repo.repo, person, "write");
   const password = randomBytes(9).toString("base64url");
   forge.admin.setPassword(person, password);
-  // The demo token is kept in the data directory (owner-only file) and reused while Forgejo still
-  // accepts it, so a restart does not mint another site-admin token each time.
-  const tokenFile = join(dir, "demo-token");
-  let token = readSecretFile(tokenFile);
+  // The bot's token is kept in the data directory (owner-only file) and reused while Forgejo still
+  // accepts it, so a restart does not mint another site-admin token each time. Named for whose it is
+  // (`bot-token`, beside the agents' `agent-token`); a data directory from before keeps working: its
+  // `demo-token` is read once and rewritten under the new name.
+  const tokenFile = join(dir, "bot-token");
+  let token = readSecretFile(tokenFile) ?? readSecretFile(join(dir, "demo-token"));
   let api = token ? new ForgejoApi(new ForgejoClient({ url: forge.url, token, retries: 0 })) : undefined;
   if (
     !token ||
@@ -61,9 +63,10 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
     ))
   ) {
     token = forge.admin.createToken(login, `npm-start-${Date.now()}`);
-    writeSecretFile(tokenFile, token);
     api = new ForgejoApi(new ForgejoClient({ url: forge.url, token }));
   }
+  writeSecretFile(tokenFile, token);
+  rmSync(join(dir, "demo-token"), { force: true });
   // Agents save as their own user (issue 19.8): not the bot's, whose commands the bot ignores and whose
   // token is a site admin's. Write access: agents update the issue's label and resume index.
   if (!forge.admin.userExists(DEMO_AGENT_LOGIN)) forge.admin.createUser(DEMO_AGENT_LOGIN, { fullName: "demo agents" });

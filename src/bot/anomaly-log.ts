@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Anomaly } from "../projection/index.ts";
+import { ignoredAuthorsText } from "../dashboard/index.ts";
 
 /** How many anomaly keys a process remembers; past this the oldest are forgotten (and would be logged again if seen). */
 export const ANOMALY_LOG_MEMORY = 10_000;
@@ -14,7 +15,11 @@ export const ANOMALY_LOG_MEMORY = 10_000;
 export class AnomalyLog {
   private readonly seen = new Set<string>();
 
-  constructor(private readonly memory = ANOMALY_LOG_MEMORY) {}
+  /** `trustedAuthors`: CHECKPOST_TRUSTED_AUTHORS, so an ignored author's line names the setting that admits it. */
+  constructor(
+    private readonly memory = ANOMALY_LOG_MEMORY,
+    private readonly trustedAuthors: readonly string[] = [],
+  ) {}
 
   /** Log (to `logger`, which already names the issue) the anomalies of `issue` not logged before; returns how many were new. */
   note(logger: Pick<Logger, "warn">, issue: string, anomalies: readonly Anomaly[]): number {
@@ -28,7 +33,12 @@ export class AnomalyLog {
       // A Set iterates in insertion order: the first key is the oldest.
       if (this.seen.size > this.memory) this.seen.delete(this.seen.values().next().value as string);
       fresh++;
-      logger.warn({ kind: a.kind, commentId: a.commentId, agent: a.agent, session: a.session, ...(a.htmlUrl !== undefined ? { htmlUrl: a.htmlUrl } : {}) }, `anomaly: ${a.detail}`);
+      // An ignored author: the dashboard's sentence, with the exact setting (an agent missing from the list is the usual cause).
+      const fix = a.kind === "untrusted-author" && a.author !== undefined ? ignoredAuthorsText({ authors: [a.author], more: 0 }, this.trustedAuthors) : null;
+      logger.warn(
+        { kind: a.kind, commentId: a.commentId, agent: a.agent, session: a.session, ...(a.htmlUrl !== undefined ? { htmlUrl: a.htmlUrl } : {}), ...(fix !== null ? { fix } : {}) },
+        `anomaly: ${a.detail}${fix !== null ? `. ${fix}` : ""}`,
+      );
     }
     return fresh;
   }

@@ -31,6 +31,8 @@ export interface BotConfig {
   port: number;
   host: string;
   pollIntervalMs: number;
+  /** How often the issue body alone is read (a person's ticks), besides each poll; 0: only with the poll. Default 2000. */
+  bodyPollIntervalMs?: number;
   reconcileIntervalMs: number;
   dashboardIntervalMs: number;
   /** Largest resume index kept in the issue body; a larger one is kept in a comment the body points to (default 8 KiB; tests lower it). */
@@ -57,6 +59,8 @@ export interface BotConfig {
   readWindowSize?: number;
   retries: number;
   timeoutMs: number;
+  /** CHECKPOST_DOCS_URL: where the dashboard's help links point (a folder holding checkpost's docs/*.md); unset: no link. */
+  docsUrl?: string;
   /** Several replicas on one PostgreSQL (CHECKPOST_DATABASE_URL); unset: this process alone. */
   database?: DatabaseConfig;
 }

@@ -21,6 +21,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { BotState, ReplicaStore } from "../bot-state/index.ts";
 import { DEFAULT_LEGACY_WRITERS } from "../projection/index.ts";
+import { warnUntrustedWriters } from "./trust-at-start.ts";
 
 export interface Bot {
   /** http://host:port of the bot (webhooks at config.webhookPath, API beside it). */
@@ -110,6 +111,8 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   const addr = server.address() as AddressInfo;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${addr.port}`;
 
+  // Once, at warn: writers whose checkpoints this trust setting would ignore (an agent left out of CHECKPOST_TRUSTED_AUTHORS).
+  await warnUntrustedWriters(api, config.repos, self, config.trustedAuthors, log);
   // Discover the session issues of every watched repo and read each once.
   for (const repo of config.repos) for (const issue of await listSessionIssues(api, repo, config)) await registry.track(repo, issue.number);
   ready = true;
@@ -135,6 +138,9 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   };
   const pollAll = () => each("poll", async (t) => (await reads(t)) && t.poll(), "incremental");
   const reconcileAll = () => each("reconcile", async (t) => (await reads(t)) && t.reconcile(), "reconcile");
+  // A person's tick is a body edit: read the body alone more often than the comments, so it is recorded
+  // (the [CONTROL] comment, the directive at /api/resume) within seconds without a webhook (docs/dashboard.md).
+  const pollBodies = () => each("body poll", async (t) => (await reads(t)) && t.pollBody());
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
   const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
   // Replicas polling: followers look for a lapsing leader every sixth of the TTL and read Forgejo at once (not at their next poll).
@@ -143,6 +149,8 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },
     { everyMs: config.reconcileIntervalMs, run: reconcileAll },
+    // Webhooks only (CHECKPOST_POLL_INTERVAL_MS=0): no polling of any kind.
+    { everyMs: config.pollIntervalMs > 0 ? (config.bodyPollIntervalMs ?? 0) : 0, run: pollBodies },
     { everyMs: config.livenessIntervalMs, run: checkLiveness },
     { everyMs: Math.floor(config.leaseTtlMs / 3), run: renewLeases },
     { everyMs: replica && config.pollIntervalMs > 0 ? Math.max(250, Math.floor(config.leaseTtlMs / 6)) : 0, run: followLapsed },

@@ -140,8 +140,11 @@ export class SessionTracker implements TrackerContext {
     await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster });
   }
 
-  /** Polling: read the body too, so ticks work without webhooks. */
-  private async pollBody(): Promise<void> {
+  /**
+   * Polling: read the body too, so ticks work without webhooks. Also run on its own, more often than the
+   * comments are polled (CHECKPOST_BODY_POLL_INTERVAL_MS), so a person's tick is recorded within seconds.
+   */
+  async pollBody(): Promise<void> {
     const issue = await this.o.api.getIssue(this.o.repo, this.o.issue);
     await this.onPolledBody(issue.body, issue.author);
   }

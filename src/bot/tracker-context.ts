@@ -22,7 +22,7 @@ export interface TrackerOptions {
   liveness: Partial<LivenessOptions>;
   staleAlerts: boolean;
   /** Dashboard options (docs link, bot URL for "How to resume", row cap). */
-  dashboard?: Pick<RenderDashboardOptions, "docsUrl" | "apiUrl" | "maxRows">;
+  dashboard?: Pick<RenderDashboardOptions, "docsUrl" | "apiUrl" | "maxRows" | "trustedAuthors">;
   /** See readAllComments. */
   readWindowSize?: number;
   logger: Logger;

@@ -35,9 +35,11 @@ export class TrackerRegistry {
   private readonly trackers = new Map<string, SessionTracker>();
   private readonly pending = new Map<string, Promise<SessionTracker>>();
   /** One per process: an anomaly is logged once, whichever tracker (or rollover successor) lists it. */
-  private readonly anomalyLog = new AnomalyLog();
+  private readonly anomalyLog: AnomalyLog;
 
-  constructor(private readonly d: TrackerRegistryDeps) {}
+  constructor(private readonly d: TrackerRegistryDeps) {
+    this.anomalyLog = new AnomalyLog(undefined, d.config.trustedAuthors);
+  }
 
   static keyOf(repo: RepoRef, issue: number): string {
     return `${repo.owner}/${repo.repo}#${issue}`.toLowerCase();
@@ -106,6 +108,8 @@ export class TrackerRegistry {
       ...(config.resumeIndexInlineMaxBytes !== undefined ? { resumeIndexInlineMaxBytes: config.resumeIndexInlineMaxBytes } : {}),
       ...(config.dashboardHoldMs !== undefined ? { dashboardHoldMs: config.dashboardHoldMs } : {}),
       liveness: config.liveness,
+      // The ignored-authors line names CHECKPOST_TRUSTED_AUTHORS as set here; the help links follow CHECKPOST_DOCS_URL.
+      dashboard: { trustedAuthors: config.trustedAuthors, ...(config.docsUrl ? { docsUrl: config.docsUrl } : {}) },
       staleAlerts: config.staleAlerts,
       ...(config.readWindowSize ? { readWindowSize: config.readWindowSize } : {}),
       logger: logger.child({ issue: k }),

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 declare const CHECKPOST_VERSION: string | undefined;
 
@@ -15,4 +16,13 @@ export function packageVersion(): string {
   } catch {
     return "unknown"; // a copied bundle without its package.json: --version says so rather than failing
   }
+}
+
+/**
+ * A file shipped at the package's root (app.yml), as a path: found from this module the same way as
+ * package.json above, so it works from a clone (src/cli), the compiled code and the bundled CLI alike,
+ * whatever the working directory.
+ */
+export function packageFile(name: string): string {
+  return fileURLToPath(new URL(`../../${name}`, import.meta.url));
 }

@@ -41,12 +41,13 @@ Examples:
   checkpost --env-file staging.env doctor
 
 Exit codes:
-  0 ok, 1 failure (the message says what to fix), 2 usage, 3 status: something needs attention
+  0 ok, 1 failure (the message says what to fix), 2 usage, 3 status: something needs attention,
+  4 resume/latest --existing: no checkpoint for that agent, 5 --env-file cannot be read
 
 Environment (also read from ./.env or --env-file; set variables win; .env.example lists all):
   FORGEJO_URL                  Forgejo base URL
   FORGEJO_TOKEN                access token (scopes write:issue, read:repository, read:user)
-  FORGEJO_REPO                 owner/repo of the session issue (or FORGEJO_REPOSITORY)
+  FORGEJO_REPO                 owner/repo of the session issue (FORGEJO_REPOSITORY: an alias)
   CHECKPOST_ISSUE              session issue number (skips the lookup)
   CHECKPOST_TRUSTED_AUTHORS    logins believed besides the token's user, comma-separated
   CHECKPOST_SIGNING_KEY        sign checkpoints; believe only valid signatures
@@ -60,7 +61,7 @@ Environment (also read from ./.env or --env-file; set variables win; .env.exampl
 /** Flags shared by every command that talks to Forgejo. */
 function repoFlags(cmd: Command): Command {
   return cmd
-    .option("--repo <owner/repo>", "repository holding the session issue (env FORGEJO_REPOSITORY)")
+    .option("--repo <owner/repo>", "repository holding the session issue (env FORGEJO_REPO)")
     .option("--issue <n>", "session issue number; skips the lookup (env CHECKPOST_ISSUE)", int("--issue"))
     .option("--url <url>", "Forgejo base URL (env FORGEJO_URL)");
 }
@@ -141,6 +142,7 @@ export function buildProgram(io: CliIo, root: CliRoot): Command {
     .option("--agent <name>")
     .option("--session <id>")
     .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
+    .option("--existing", "exit 4 when the agent has no checkpoint (default: print null, exit 0)")
     .action(async (o) =>
       o.allIssues
         ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() }, root)
@@ -168,12 +170,14 @@ export function buildProgram(io: CliIo, root: CliRoot): Command {
       if (v !== "fence" && v !== "accept") throw new InvalidArgumentError('must be "fence" or "accept"');
       return v;
     })
+    .option("--existing", "the agent must have a checkpoint: exit 4 instead of a fresh start (catches a typo in --agent)")
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }, root));
   helpAfter(
     program.commands.at(-1) as Command,
     `  checkpost resume --agent implementation-worker --session s1          # {"resume_point": …, "phase": …, "state": {…}, …}
   checkpost resume --agent w --session s1 --map ./maps/worker.json --take-over
-An agent with no checkpoint answers a fresh start (exit 0) and stderr names the agents that have one.`,
+An agent with no checkpoint answers a fresh start (exit 0) and stderr names the agents that have one,
+with "did you mean" for a name one typo from a known agent's; --existing makes it exit 4 instead.`,
   );
 
   repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))
@@ -194,7 +198,7 @@ An agent with no checkpoint answers a fresh start (exit 0) and stderr names the 
 
   repoFlags(required(program.command("install-webhook").description("register the bot's webhook on the repository (events from app.yml, secret from WEBHOOK_SECRET)"), "--bot-url"))
     .option("--bot-url <url>", "where Forgejo reaches the bot, e.g. http://bot.internal:3000")
-    .option("--app <file>", "app.yml to read", "app.yml")
+    .option("--app <file>", "app.yml to read (default: the one checkpost ships with)")
     .action(async (o) => (await import("./commands/install-webhook.ts")).installWebhook(io, { ...o, debug: debug() }, root));
 
   repoFlags(program.command("rebuild").description("refill the bot's store from a full read of the session issue (stop the bot first)"))

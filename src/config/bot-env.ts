@@ -14,7 +14,7 @@ const flag = z
 
 /** Everything the bot reads from env; .env.example lists each with a comment. */
 export const BotEnvSchema = ClientEnvSchema.extend({
-  /** Comma-separated owner/repo list to watch (or FORGEJO_REPOSITORY for one). */
+  /** Comma-separated owner/repo list to watch (or FORGEJO_REPO for one). */
   CHECKPOST_REPOSITORIES: z.string().optional(),
   WEBHOOK_SECRET: z.string().min(8, "must be at least 8 characters").optional(),
   /** Accept unsigned deliveries: local development only. */
@@ -24,10 +24,16 @@ export const BotEnvSchema = ClientEnvSchema.extend({
   HOST: z.string().default("127.0.0.1"),
   /** Incremental poll every N ms (0: off; webhooks only). */
   CHECKPOST_POLL_INTERVAL_MS: ms(30_000),
+  /**
+   * Read the issue body alone every N ms (0: only with each poll): a person's tick is then recorded within
+   * about this long even when webhooks do not reach the bot. One GET of the issue per watched issue. Off
+   * when CHECKPOST_POLL_INTERVAL_MS=0 (webhooks only).
+   */
+  CHECKPOST_BODY_POLL_INTERVAL_MS: ms(2_000),
   /** Full re-read (notices deletions) every N ms (0: off). */
   CHECKPOST_RECONCILE_INTERVAL_MS: ms(300_000),
-  /** At most one dashboard write per window. */
-  CHECKPOST_DASHBOARD_INTERVAL_MS: ms(10_000),
+  /** At most one dashboard write per window: 4 s, so an agent's first save is on the dashboard within about 5 s. */
+  CHECKPOST_DASHBOARD_INTERVAL_MS: ms(4_000),
   /** After a person's edit of the issue body, dashboard writes wait this long (their next tick stays valid). */
   CHECKPOST_DASHBOARD_HOLD_MS: ms(60_000),
   /** Liveness check period. */
@@ -71,6 +77,12 @@ export const BotEnvSchema = ClientEnvSchema.extend({
     .optional(),
   /** With a database: how often (ms) a replica folds what the other replicas stored. */
   CHECKPOST_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /**
+   * Where the dashboard's help links point: a folder URL holding checkpost's docs/*.md, e.g. the bot's own
+   * the docs/ folder of your clone of checkpost in your Forgejo's web view
+   * (https://forgejo.example.org/acme/checkpost/src/branch/main/docs). Unset: the dashboard names the file.
+   */
+  CHECKPOST_DOCS_URL: z.url({ message: "must be a URL of a folder holding checkpost's docs, e.g. https://forgejo.example.org/acme/checkpost/src/branch/main/docs" }).optional(),
   /** With a database: this replica's name in leases and logs (default: host name and process id). */
   CHECKPOST_REPLICA_ID: z.string().min(1).optional(),
 });
@@ -99,7 +111,7 @@ export function botRepos(e: BotEnv): BotRepo[] {
       if (!owner || !repo || extra !== undefined) throw new ConfigError(`CHECKPOST_REPOSITORIES: "${s}" must be owner/repo`);
       return { owner, repo };
     });
-  if (!repos.length) throw new ConfigError("no repository to watch: set CHECKPOST_REPOSITORIES=owner/repo[,owner/repo…] (or FORGEJO_REPOSITORY)");
+  if (!repos.length) throw new ConfigError("no repository to watch: set CHECKPOST_REPOSITORIES=owner/repo[,owner/repo…] (or FORGEJO_REPO=owner/repo)");
   return repos;
 }
 
@@ -120,6 +132,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     port: e.PORT,
     host: e.HOST,
     pollIntervalMs: e.CHECKPOST_POLL_INTERVAL_MS,
+    bodyPollIntervalMs: e.CHECKPOST_BODY_POLL_INTERVAL_MS,
     reconcileIntervalMs: e.CHECKPOST_RECONCILE_INTERVAL_MS,
     dashboardIntervalMs: e.CHECKPOST_DASHBOARD_INTERVAL_MS,
     dashboardHoldMs: e.CHECKPOST_DASHBOARD_HOLD_MS,
@@ -133,6 +146,7 @@ export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: strin
     healthRetentionMs: e.CHECKPOST_HEALTH_RETENTION,
     compactionIntervalMs: e.CHECKPOST_COMPACTION_INTERVAL_MS,
     apiTokens: e.CHECKPOST_API_TOKEN,
+    ...(e.CHECKPOST_DOCS_URL ? { docsUrl: e.CHECKPOST_DOCS_URL } : {}),
     retries: e.CHECKPOST_RETRIES,
     timeoutMs: e.CHECKPOST_REQUEST_TIMEOUT_MS,
     ...(e.CHECKPOST_DATABASE_URL

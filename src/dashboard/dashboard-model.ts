@@ -2,6 +2,7 @@ import { BUILTIN_PHASE_MAPS, compareCodePoints } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { decideResume } from "../projection/index.ts";
 import type { AgentEntry, Anomaly, AnomalyKind, Liveness, LivenessOptions, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
+import { type IgnoredAuthors, ignoredAuthors } from "./ignored-authors.ts";
 
 export interface DashboardModelOptions {
   /** Phase map per agent name, for "→ resume point". Default: the built-in maps. */
@@ -11,6 +12,8 @@ export interface DashboardModelOptions {
   maxAnomalies?: number;
   /** Most agent rows shown (needs-attention first). Default 50. */
   maxRows?: number;
+  /** CHECKPOST_TRUSTED_AUTHORS as this reader has it: the ignored-authors line names the setting that admits them. */
+  trustedAuthors?: readonly string[];
 }
 
 /** Why a row needs a person, most urgent first. */
@@ -48,6 +51,10 @@ export interface DashboardModel {
   /** The most recent anomalies, newest first, trusted kinds before untrusted-author ones. */
   anomalies: Anomaly[];
   anomalyCount: number;
+  /** Authors whose checkpoints and signals were ignored (not trusted): a person must admit them or delete their comments. */
+  ignored: IgnoredAuthors;
+  /** CHECKPOST_TRUSTED_AUTHORS as given in the options, for the ignored-authors line. */
+  trustedAuthors: readonly string[];
 }
 
 /** Anomaly kinds that say an outsider wrote something (one line per author); everything else is about a trusted writer. */
@@ -135,6 +142,8 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
     total: rows.length,
     anomalies,
     anomalyCount: snapshot.anomalies.length,
+    ignored: ignoredAuthors(snapshot),
+    trustedAuthors: opts.trustedAuthors ?? [],
   };
 }
 

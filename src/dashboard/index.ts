@@ -1,5 +1,5 @@
 export { DASHBOARD_START, DASHBOARD_END, RESUME_INDEX_OPEN, RESUME_INDEX_CLOSE, RESUME_INDEX_REF_OPEN } from "./markers.ts";
-export { renderDashboard, renderResumeIndex, DEFAULT_DOCS_URL } from "./render-dashboard.ts";
+export { renderDashboard, renderResumeIndex, docsPage } from "./render-dashboard.ts";
 export type { RenderDashboardOptions } from "./render-dashboard.ts";
 export { spliceDashboard } from "./splice-dashboard.ts";
 export { dashboardChanged } from "./dashboard-changed.ts";
@@ -13,6 +13,8 @@ export type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume
 export { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 export { formatAge } from "./format-age.ts";
 export { buildDashboardModel } from "./dashboard-model.ts";
+export { ignoredAuthors, ignoredAuthorsText } from "./ignored-authors.ts";
+export type { IgnoredAuthors } from "./ignored-authors.ts";
 export type { DashboardModel, DashboardModelOptions, DashboardRow, AttentionReason } from "./dashboard-model.ts";
 export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands, dashboardRenderKey, tickCommandKey } from "./control-checkbox.ts";
 export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";

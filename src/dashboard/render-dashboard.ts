@@ -5,6 +5,7 @@ import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { formatControlCheckbox } from "./control-checkbox.ts";
 import { buildDashboardModel } from "./dashboard-model.ts";
+import { ignoredAuthorsText } from "./ignored-authors.ts";
 import type { AttentionReason, DashboardRow } from "./dashboard-model.ts";
 import { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 import { formatAge } from "./format-age.ts";
@@ -27,8 +28,14 @@ export interface RenderDashboardOptions {
   maxRows?: number;
   /** Heading text. Default "checkpost dashboard". */
   title?: string;
-  /** Where the header's docs link points. Default: checkpost's docs/dashboard.md on npm's package page. */
+  /**
+   * Where checkpost's docs are (CHECKPOST_DOCS_URL): the header links to `<docsUrl>/dashboard.md`, the
+   * ignored-authors line to `<docsUrl>/security.md`. Unset: no link, the file is named instead (the
+   * package is not on a registry, so no public page is known to exist).
+   */
   docsUrl?: string;
+  /** CHECKPOST_TRUSTED_AUTHORS as the bot has it: the ignored-authors line names the setting that admits an author. */
+  trustedAuthors?: readonly string[];
   /** The bot's base URL, for the "How to resume" line's API path. */
   apiUrl?: string;
   /** The retention line (issue size, rollover point, chain, compaction); omitted when absent. */
@@ -49,7 +56,11 @@ export interface RenderDashboardOptions {
 /** Rewind boxes per agent (the checkpoints before the current one). */
 export const REWIND_TARGETS = 2;
 
-export const DEFAULT_DOCS_URL = "https://www.npmjs.com/package/checkpost#docs";
+/** The page a docs link names, under CHECKPOST_DOCS_URL (a base ending in a folder); null when unset or unsafe. */
+export function docsPage(docsUrl: string | undefined, page: string): string | null {
+  if (docsUrl === undefined || docsUrl === "") return null;
+  return safeUrl(`${docsUrl.replace(/\/+$/, "")}/${page}`);
+}
 
 const LIVENESS_LABEL: Record<LivenessState, string> = { active: "🟢 Active", stale: "🟡 Stale", silent: "🔴 Silent" };
 
@@ -165,12 +176,12 @@ function details(r: DashboardRow, now: Date, controls: boolean): string[] {
 export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: RenderDashboardOptions = {}): string {
   const m = buildDashboardModel(snapshot, now, opts);
   const controls = opts.controls ?? true;
-  const docs = safeUrl(opts.docsUrl ?? DEFAULT_DOCS_URL);
+  const docs = docsPage(opts.docsUrl, "dashboard.md");
   const lines = [
     DASHBOARD_START,
     `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`,
     "",
-    `This issue is where agents save checkpoints and resume after a crash. The bot keeps this section up to date (write outside it)${docs ? `; [what each part means](${docs})` : ""}. Tick a box below or comment \`/checkpost pause|resume|rewind|release|hide <agent> <session>\` to act (repository writers only).`,
+    `This issue is where agents save checkpoints and resume after a crash. The bot keeps this section up to date (write outside it); ${docs ? `[what each part means](${docs})` : "docs/dashboard.md in the checkpost package says what each part means"}. Tick a box below or comment \`/checkpost pause|resume|rewind|release|hide <agent> <session>\` to act (repository writers only).`,
     "",
     `${UPDATED_LINE_PREFIX}${utc(now)}; ages are as of then_`,
     "",
@@ -183,11 +194,21 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
   ];
   if (m.hidden) summary.push(`${m.hidden} hidden`);
   if (m.untrustedOnly) summary.push(`${m.untrustedOnly} with untrusted comments only (not shown)`);
+  const ignoredCount = m.ignored.authors.length + m.ignored.more;
+  if (ignoredCount) summary.push(`${ignoredCount} ignored author${ignoredCount === 1 ? "" : "s"}`);
   lines.push(summary.join(" · "), "");
 
   lines.push("#### Needs attention", "");
-  if (m.attention.length === 0) lines.push("_Nothing: every agent is signalling and no trusted writer caused an anomaly recently._");
-  else {
+  // An agent outside CHECKPOST_TRUSTED_AUTHORS has no row at all: say who was ignored and the setting that admits it.
+  const ignored = ignoredAuthorsText(
+    m.ignored,
+    m.trustedAuthors,
+    (s) => escapeMarkdown(s),
+    (s) => `\`${s.replace(/`/g, "")}\``,
+  );
+  if (ignored) lines.push(`⚠️ **Ignored authors:** ${ignored}`, "");
+  if (m.attention.length === 0 && !ignored) lines.push("_Nothing: every agent is signalling and no trusted writer caused an anomaly recently._");
+  else if (m.attention.length > 0) {
     lines.push("| Agent / session | Why | Phase → resume point | Last checkpoint |", "| --- | --- | --- | --- |");
     for (const r of m.attention) lines.push(`| ${who(r)} | ${r.reasons.map((x) => reasonText(x, now)).join("; ")} | ${phaseCell(r)} | ${lastCell(r, now)} |`);
     if (m.omittedAttention) lines.push("", `_…and ${m.omittedAttention} more needing attention (\`checkpost status\` lists all)._`);
@@ -212,7 +233,7 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
   );
   if (opts.retention) lines.push(renderRetentionLine(opts.retention), "");
   const api = opts.apiUrl ? `\`GET ${opts.apiUrl.replace(/`/g, "")}/api/resume?agent=A&session=S\`` : "`GET /api/resume?agent=A&session=S` on the bot";
-  lines.push(`**How to resume:** \`npx checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (pause, rewind, release).`, "");
+  lines.push(`**How to resume:** \`checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (pause, rewind, release).`, "");
 
   const shownRows = m.sessions.flatMap((g) => g.rows);
   const gantt = renderGantt(shownRows, now);

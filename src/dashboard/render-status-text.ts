@@ -2,6 +2,7 @@ import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { LivenessOptions, LivenessState } from "../projection/index.ts";
 import type { AttentionReason, DashboardModel, DashboardRow } from "./dashboard-model.ts";
 import { formatAge } from "./format-age.ts";
+import { ignoredAuthorsText } from "./ignored-authors.ts";
 import { formatDuration } from "../util/format-duration.ts";
 
 export interface StatusTextOptions {
@@ -79,14 +80,18 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
 
   const out: string[] = [];
   const attention = m.attention.length + m.omittedAttention;
+  const ignoredCount = m.ignored.authors.length + m.ignored.more;
   out.push(paint(`checkpost status${options.title ? ` · ${clean(options.title, 120)}` : ""} · as of ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`, "bold"));
   out.push(
-    `${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}`,
+    `${m.total} agent session${m.total === 1 ? "" : "s"} · ${attention} need${attention === 1 ? "s" : ""} attention · ${m.anomalyCount} anomal${m.anomalyCount === 1 ? "y" : "ies"}${m.hidden ? ` · ${m.hidden} hidden` : ""}${ignoredCount ? ` · ${ignoredCount} ignored author${ignoredCount === 1 ? "" : "s"}` : ""}`,
     "",
   );
 
   out.push(paint("NEEDS ATTENTION", "bold"));
-  if (!m.attention.length) out.push("  nothing");
+  // The dashboard's sentence, word for word: who was ignored and the setting that admits them.
+  const ignored = ignoredAuthorsText(m.ignored, m.trustedAuthors, (s) => clean(s, 40));
+  if (ignored) out.push(`  ${paint("ignored authors:", "yellow")} ${ignored}`);
+  if (!m.attention.length && !ignored) out.push("  nothing");
   else
     out.push(
       ...table([

@@ -118,12 +118,22 @@ export class ForgejoClient {
     // The first attempt runs outside p-retry, which reads performance.now() on entry: on Node 20 that
     // loads perf_hooks (about ten internal modules), a cost every one-shot CLI call paid for a retry it
     // almost never makes (docs/benchmarks.md, "CLI start-up"). Same attempts and delays as before.
+    const failures: (number | string)[] = [];
+    let waited = 0;
+    const note = (e: unknown) => failures.push((e as ForgejoApiError).status ?? (e as NodeJS.ErrnoException).code ?? "error");
     try {
       return await fn(1);
     } catch (e) {
       if (!isRetryable(e) || this.opts.retries <= 0) throw e;
-      await this.beforeRetry(e as Error, 1, label);
+      note(e);
+      waited += await this.beforeRetry(e as Error, 1, label);
     }
+    // One warn line per retried request, once it is settled, with what happened: not one per attempt.
+    const summary = (ok: boolean) =>
+      this.opts.logger?.warn(
+        { label, attempts: failures.length + (ok ? 1 : 0), failures, waitedMs: waited },
+        ok ? `Forgejo request succeeded after ${failures.length} failed attempt(s)` : `Forgejo request failed ${failures.length} times; giving up`,
+      );
     return pRetry(
       async (n) => {
         try {
@@ -139,19 +149,29 @@ export class ForgejoClient {
         minTimeout: 0,
         maxTimeout: 0,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          if (retriesLeft > 0) await this.beforeRetry(error, attemptNumber + 1, label);
+          note(error);
+          if (retriesLeft > 0) waited += await this.beforeRetry(error, attemptNumber + 1, label);
         },
       },
-    ).catch((e: unknown) => {
-      throw e instanceof AbortError && e.cause instanceof Error ? e.cause : e;
-    });
+    ).then(
+      (r) => {
+        summary(true);
+        return r;
+      },
+      (e: unknown) => {
+        summary(false);
+        throw e instanceof AbortError && e.cause instanceof Error ? e.cause : e;
+      },
+    );
   }
 
-  /** Wait before the next attempt (throws `error` when its Retry-After is too long to wait). */
-  private async beforeRetry(error: Error, attemptNumber: number, label: string): Promise<void> {
+  /** Wait before the next attempt (throws `error` when its Retry-After is too long to wait); returns the wait. */
+  private async beforeRetry(error: Error, attemptNumber: number, label: string): Promise<number> {
     const wait = this.retryDelay(error, attemptNumber);
-    this.opts.logger?.warn({ label, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
+    // Per attempt at debug only: the request's one warn line comes when it settles (withRetry).
+    this.opts.logger?.debug({ label, status: (error as ForgejoApiError).status, attemptNumber, waitMs: wait }, "Forgejo request failed; retrying");
     await new Promise((r) => setTimeout(r, wait));
+    return wait;
   }
 
   private retryDelay(error: Error, attemptNumber: number): number {

@@ -32,7 +32,14 @@ export interface ColdResumeInput {
  * `entry`: the agent+session as the read folded it, for the one resume decision (decideResume).
  * `indexRef`: where the index comment is, for the caller's cache (coldResumeFromHint).
  */
-export type ColdResumeAnswer = ResumeAnswer & { maxEpoch: number; via: "index" | "full" | "none"; entry: AgentEntry | null; indexRef?: ResumeIndexRef };
+export type ColdResumeAnswer = ResumeAnswer & {
+  maxEpoch: number;
+  via: "index" | "full" | "none";
+  entry: AgentEntry | null;
+  indexRef?: ResumeIndexRef;
+  /** When an index was located: the agent+sessions it lists and their resume points (a save's "new agent" hint; never a trust decision). */
+  indexed?: { agent: string; session: string; commentId: number }[];
+};
 
 type Found = { index: ResumeIndex; writtenAt: string; listed?: { comments: HostComment[]; sinceMs: number }; ref?: ResumeIndexRef };
 type Signing = { key: string; scope: string } | undefined;
@@ -113,7 +120,11 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
       : answer((await readAllComments(api, repo, issue, { issueMeta: meta, ...(input.readWindowSize ? { windowSize: input.readWindowSize } : {}) })).map(toCommentRecord), input, policy, "full");
   const signing = signingOf(policy, input);
   const found = await locateIndex(input, meta, signing, trustedSet(policy));
-  return (found && (await fromIndex(input, policy, found, signing))) ?? full();
+  const fromFound = found && (await fromIndex(input, policy, found, signing));
+  const r = fromFound ?? (await full());
+  // What the located index lists, also when it could not answer for this agent+session (a new agent has
+  // no entry, and an unsigned index is not believed about a missing one): a hint for messages, never trust.
+  return found ? { ...r, indexed: found.index.entries.map((e) => ({ agent: e.agent, session: e.session, commentId: e.commentId })) } : r;
 }
 
 /**

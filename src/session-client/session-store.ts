@@ -76,6 +76,8 @@ export interface SavedCheckpoint {
   directive?: Directive | null;
   /** With `checkDirective`: true when this save's epoch is below the fence, so readers treat it as a zombie. */
   fenced?: boolean;
+  /** With `checkDirective`, when the bot's verified index answered: the agent+sessions it lists (the CLI's "new agent" line). */
+  indexed?: { agent: string; session: string; commentId: number }[];
 }
 
 /** A checkpoint as `latest`/`history` return it. */
@@ -190,6 +192,7 @@ export class SessionStore {
       const r = await coldResume({ api: this.o.api, repo: this.repo, issue: landed, issueMeta: head, policy: this.policy(), agent: input.agent, session: input.session, map: {}, fullRead: false });
       saved.directive = r.directive;
       saved.fenced = (epoch ?? 0) < Math.max(r.maxEpoch, r.directive?.epoch ?? 0);
+      if (r.indexed) saved.indexed = r.indexed;
     }
     return saved;
   }

@@ -38,10 +38,11 @@ export interface BotWorld {
 
 /** The embedded Forgejo plus the bot on random loopback ports, webhook wired, timers off (tests drive them). */
 /** Bot timers off: tests drive polls, reconciles, liveness and dashboard writes themselves. */
-export const TIMERS_OFF = { pollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
+export const TIMERS_OFF = { pollIntervalMs: 0, bodyPollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
 
 /** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string } = {}): Promise<BotWorld> {
+/** `botAdmin`: the bot is a repository admin (as docs/deploy.md has it), so it may read the writers' permissions; `writers`: more users with write access, made before the bot starts. */
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[] } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
@@ -54,7 +55,11 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     a.createRepo(opts.org, "work");
     a.addCollaborator(opts.org, "work", "agent", "admin");
   } else a.createRepo("agent", "work");
-  a.addCollaborator(owner, "work", "checkpost-bot", "write");
+  a.addCollaborator(owner, "work", "checkpost-bot", opts.botAdmin ? "admin" : "write");
+  for (const w of opts.writers ?? []) {
+    a.createUser(w);
+    a.addCollaborator(owner, "work", w, "write");
+  }
   a.createLabel(owner, "work", { name: DEFAULT_SESSION_LABEL });
   const issue = a.createIssue(owner, "work", {
     title: DEFAULT_SESSION_TITLE,

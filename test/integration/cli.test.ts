@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -177,6 +178,38 @@ describe("checkpost CLI", () => {
     expect(out.replaced).toEqual([(first.json() as { hook_id: number }).hook_id]);
     const hooks = await world.api().listHooks({ owner: "agent", repo: "work" });
     expect(hooks.map((h) => h.id)).toEqual([out.hook_id]);
+  });
+
+  it("install-webhook reads checkpost's own app.yml from any folder (an installed package has no ./app.yml); --app names another", async () => {
+    world = await forgeWorld();
+    const env = envFor(world, { WEBHOOK_SECRET: "a-long-webhook-secret" });
+    const elsewhere = io(env);
+    const empty = mkdtempSync(join(tmpdir(), "checkpost-nowhere-"));
+    elsewhere.cli.cwd = empty;
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9"], elsewhere.cli)).toBe(0);
+    expect(elsewhere.json()).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks" });
+    const named = io(env);
+    named.cli.cwd = empty;
+    expect(await runCli(["install-webhook", "--bot-url", "http://127.0.0.1:9", "--app", "missing.yml"], named.cli)).toBe(1);
+    expect(named.err.join("")).toMatch(/cannot read .*missing\.yml/);
+  });
+
+  it('a FORGEJO_URL that is not a Forgejo says so, not "repository does not exist"', async () => {
+    // A web server that answers 404 pages to everything, as a wrong URL (a site, a proxy) does.
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<html>not found</html>");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const t = io({ FORGEJO_URL: url, FORGEJO_TOKEN: "t", FORGEJO_REPOSITORY: "acme/widgets", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cli-")), CHECKPOST_RETRIES: "0" });
+      expect(await runCli(["resume", "--agent", "a", "--session", "s"], t.cli)).toBe(1);
+      expect(t.err.join("")).toMatch(new RegExp(`${url} does not answer as a Forgejo API .*set FORGEJO_URL to the instance's base URL`));
+      expect(t.err.join("")).not.toMatch(/repository/);
+    } finally {
+      server.close();
+    }
   });
 
   it("install-webhook refuses to run without WEBHOOK_SECRET", async () => {

@@ -4,7 +4,7 @@
  * never printed; the printed lines use the agent identity; and the fresh demo passes `checkpost doctor`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,15 +55,17 @@ describe("npm start's identities", () => {
   it("gives agents their own non-admin token, never prints the bot's, and passes checkpost doctor", { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "demo-ids-"));
     const out = await startDemo(dataDir);
-    const botToken = readFileSync(join(dataDir, "forge", "demo-token"), "utf8").trim();
+    const botToken = readFileSync(join(dataDir, "forge", "bot-token"), "utf8").trim();
     expect(botToken).toMatch(/^[0-9a-f]{40}$/);
     expect(out).not.toContain(botToken);
-    for (const f of ["forge/demo-token", "forge/agent-token", "agent.env", "signing-key", "api-token"]) expect(statSync(join(dataDir, f)).mode & 0o777, f).toBe(0o600);
+    for (const f of ["forge/bot-token", "forge/agent-token", "agent.env", "signing-key", "api-token"]) expect(statSync(join(dataDir, f)).mode & 0o777, f).toBe(0o600);
+    // Each token file is named for whose it is: no `demo-token` (the bot's, before) is left.
+    expect(existsSync(join(dataDir, "forge", "demo-token"))).toBe(false);
     expect(statSync(join(dataDir, "forge")).mode & 0o777).toBe(0o700);
     const agentEnv = parseEnvFile(readFileSync(join(dataDir, "agent.env"), "utf8"));
     expect(agentEnv["FORGEJO_TOKEN"]).toBe(readFileSync(join(dataDir, "forge", "agent-token"), "utf8").trim());
     expect(agentEnv["FORGEJO_TOKEN"]).not.toBe(botToken);
-    expect(out).toMatch(/^try: \(set -a; \. .*agent\.env; set \+a; npx checkpost save /m);
+    expect(out).toMatch(/^try: \(set -a; \. .*agent\.env; set \+a; node bin\/checkpost\.cjs save /m);
     const botUrl = /^check: .*doctor --bot-url (\S+)\)$/m.exec(out)?.[1] as string;
 
     const me = (await (await fetch(`${agentEnv["FORGEJO_URL"]}/api/v1/user`, { headers: { authorization: `token ${agentEnv["FORGEJO_TOKEN"]}` } })).json()) as { login: string; is_admin: boolean };

@@ -51,7 +51,20 @@ describe("checkpost doctor", () => {
     expect(r.report.checks.filter((c) => c.status !== "ok")).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.report.ok).toBe(true);
-    expect(r.report.checks.map((c) => c.check)).toEqual(["config", "forgejo", "token", "repository", "identity", "session-issue", "webhook", "trusted-authors", "signing-key", "bot-login", "bot-api"]);
+    expect(r.report.checks.map((c) => c.check)).toEqual([
+      "config",
+      "forgejo",
+      "token",
+      "repository",
+      "identity",
+      "session-issue",
+      "ignored-authors",
+      "webhook",
+      "trusted-authors",
+      "signing-key",
+      "bot-login",
+      "bot-api",
+    ]);
     expect(r.text("bot-login")).toMatch(/runs as checkpost-bot, not as agent/);
     expect(r.text("forgejo")).toContain("13.0.5+gitea-");
     expect(r.text("token")).toContain("agent");

@@ -1,6 +1,6 @@
 /** `npm start`'s first run: port clashes named before anything is built, and the demo token reused. */
 import { execFile } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +38,7 @@ describe("npm start", () => {
     expect(err?.stderr).not.toContain("building");
   });
 
-  it("reuses the demo token across restarts, kept in an owner-only file", async () => {
+  it("reuses the bot's token across restarts, kept in an owner-only file named for it (a demo-token from before is taken over)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "embedded-"));
     const logger = pino({ level: "silent" });
     const opts = { dataDir, port: 0, title: "[Automated] CleverAgents Build Session", label: "Type/Automation", logger };
@@ -47,6 +47,13 @@ describe("npm start", () => {
     const second = await startEmbeddedForgejo(opts);
     await second.forge.close();
     expect(second.token).toBe(first.token);
-    expect(statSync(join(dataDir, "forge", "demo-token")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, "forge", "bot-token")).mode & 0o777).toBe(0o600);
+    // A data folder from before this name: its demo-token is read, kept as bot-token, and removed.
+    renameSync(join(dataDir, "forge", "bot-token"), join(dataDir, "forge", "demo-token"));
+    const third = await startEmbeddedForgejo(opts);
+    await third.forge.close();
+    expect(third.token).toBe(first.token);
+    expect(existsSync(join(dataDir, "forge", "demo-token"))).toBe(false);
+    expect(readFileSync(join(dataDir, "forge", "bot-token"), "utf8").trim()).toBe(first.token);
   });
 });

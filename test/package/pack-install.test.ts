@@ -70,7 +70,8 @@ describe("the packed tarball", () => {
   it("ships compiled code with types and no tests, benchmarks, fixtures or TypeScript sources", () => {
     expect(pkg.scripts.prepack).toBe("npm run build");
     expect(files).toContain("dist/index.js");
-    expect(files).toContain("dist/index.d.ts");
+    expect(files).toContain("dist/app/library.js");
+    expect(files).toContain("dist/app/library.d.ts");
     expect(files).toContain("dist/app/bot-package.d.ts");
     expect(files).toContain("dist/cli-bundle/main.js");
     expect(files).toContain("bin/checkpost.cjs");
@@ -113,13 +114,13 @@ describe("the packed tarball", () => {
         "./register.mjs",
         "--input-type=module",
         "-e",
-        'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, bot: typeof c.createBot }));',
+        'const c = await import("checkpost"); console.log(JSON.stringify({ n: Object.keys(c).length, f: typeof c.formatCheckpoint, s: typeof c.SessionStore, fromEnv: typeof c.SessionStore.fromEnv, bot: typeof c.createBot }));',
       ],
       { cwd: app, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
-    expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", bot: "undefined" });
+    expect(JSON.parse(out)).toMatchObject({ f: "function", s: "function", fromEnv: "function", bot: "undefined" });
     const loaded = spawnLoaded('await import("checkpost")');
-    expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/index.js"))).toBe(true);
+    expect(loaded.some((u) => u.includes("/node_modules/checkpost/dist/app/library.js"))).toBe(true);
     expect(loaded.filter((u) => /\/node_modules\/(probot|prom-client|pg|better-sqlite3|sanitize-html|marked|mermaid)\//.test(u))).toEqual([]);
   });
 
@@ -141,6 +142,15 @@ describe("the packed tarball", () => {
       expect(node(["node_modules/.bin/checkpost", "--version"]).trim()).toBe(pkg.version);
       const body = node(["node_modules/.bin/checkpost", "format", "checkpoint", "--agent", "a", "--session", "s", "--phase", "p", "--data", '{"k":1}', "--time", "2026-01-01T00:00:00Z"]);
       expect(body.startsWith("[CHECKPOINT] a\nVersion: 1.0\nPhase: p\n")).toBe(true);
+    });
+
+    it("run as a command (as npm links it), --env-file is checkpost's: a missing file exits 5 with checkpost's message", () => {
+      // Executed, not given to node: sh runs node with `--` first (bin/checkpost.cjs, nodejs/node#54232).
+      const r = spawnSync(join(app, "node_modules/.bin/checkpost"), ["--env-file", "missing.env", "status"], { cwd: app, encoding: "utf8" });
+      expect(r.stderr).toMatch(/^checkpost: cannot read --env-file missing\.env/);
+      expect(r.stderr).not.toMatch(/^node:/m);
+      expect(r.status).toBe(5);
+      expect(spawnSync(join(app, "node_modules/.bin/checkpost"), ["--version"], { cwd: app, encoding: "utf8" }).stdout.trim()).toBe(pkg.version);
     });
 
     it("saves a checkpoint to Forgejo, the second time compiled from V8's code cache", async () => {
@@ -169,6 +179,22 @@ describe("the packed tarball", () => {
       ]);
       const comments = await world.api().listComments({ owner: world.owner, repo: world.repo }, world.issue);
       expect(comments.map((c) => c.id)).toEqual(expect.arrayContaining(saved.map((s) => s.comment_id)));
+    });
+
+    it("install-webhook uses the app.yml the package ships (the consumer's folder has none)", async () => {
+      const r = await execFileAsync(process.execPath, ["node_modules/.bin/checkpost", "install-webhook", "--bot-url", "http://127.0.0.1:9"], {
+        cwd: app,
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          FORGEJO_URL: world.forge.url,
+          FORGEJO_TOKEN: world.token,
+          FORGEJO_REPOSITORY: `${world.owner}/${world.repo}`,
+          WEBHOOK_SECRET: "pack-install-secret",
+          CHECKPOST_CACHE_DIR: join(work, "cache-hook"),
+        },
+      });
+      expect(JSON.parse(r.stdout)).toMatchObject({ url: "http://127.0.0.1:9/api/github/webhooks" });
     });
 
     // hot.cjs holds only the hot commands' modules (scripts/bundle-cli.ts): each of them, through it.
@@ -232,9 +258,10 @@ describe("the packed tarball", () => {
           'const body: string = formatCheckpoint({ agent: "a", session: "s", phase: "clone_complete", timestamp: "2026-01-01T00:00:00Z", data });',
           "const kind: string = parseComment(body).kind;",
           'const store = new SessionStore({ api: new ForgejoApi(new ForgejoClient({ url: "http://127.0.0.1:1", token: "t" })), repo: { owner: "o", repo: "r" } });',
+          'const fromEnv: SessionStore = SessionStore.fromEnv({ env: { FORGEJO_URL: "http://127.0.0.1:1", FORGEJO_TOKEN: "t", FORGEJO_REPO: "o/r" } });',
           'const point: string | undefined = IMPLEMENTATION_WORKER_PHASE_MAP["clone_complete"];',
           "const start: (c: BotConfig) => Promise<unknown> = (c) => createBot(c, { logger: undefined as never });",
-          "export { kind, store, point, start };",
+          "export { kind, store, fromEnv, point, start };",
           "",
         ].join("\n"),
       );

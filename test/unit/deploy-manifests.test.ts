@@ -39,6 +39,8 @@ const Service = z.object({ kind: z.literal("Service"), spec: z.object({ ports: z
 const docs = parseAllDocuments(read("deploy/kubernetes.yaml")).map((d) => d.toJS() as unknown);
 const deployment = Deployment.parse(docs.find((d) => (d as { kind?: string }).kind === "Deployment"));
 const service = Service.parse(docs.find((d) => (d as { kind?: string }).kind === "Service"));
+const ConfigMap = z.object({ kind: z.literal("ConfigMap"), data: z.record(z.string(), z.string()) });
+const settings = ConfigMap.parse(docs.find((d) => (d as { kind?: string }).kind === "ConfigMap")).data;
 const container = deployment.spec.template.spec.containers[0]!;
 const dockerfile = read("deploy/Dockerfile");
 /** ENV NAME=value pairs of the final stage (after the last FROM), continuation lines joined. */
@@ -52,13 +54,13 @@ const dockerEnv = Object.fromEntries(
 
 describe("deployment manifests", () => {
   it("set only variables the bot reads (or Node's own)", () => {
-    const names = [...container.env.map((e) => e.name), ...Object.keys(dockerEnv)];
+    const names = [...container.env.map((e) => e.name), ...Object.keys(dockerEnv), ...Object.keys(settings)];
     const node = new Set(["NODE_ENV", "MALLOC_ARENA_MAX"]);
     expect(names.filter((n) => !known.has(n) && !node.has(n))).toEqual([]);
   });
 
   it("give a configuration the bot accepts, scaled out on PostgreSQL, secrets from a Secret", () => {
-    const env: Record<string, string> = { ...dockerEnv };
+    const env: Record<string, string> = { ...dockerEnv, ...settings };
     for (const e of container.env) {
       if (e.value !== undefined) env[e.name] = e.value;
       else if (e.valueFrom?.secretKeyRef) env[e.name] = e.name === "CHECKPOST_DATABASE_URL" ? "postgres://u:p@db:5432/checkpost" : "s3cret-placeholder-0123456789abcdef";
@@ -67,7 +69,8 @@ describe("deployment manifests", () => {
     const config = botConfigFromEnv(loadBotEnv(env), { url: env["FORGEJO_URL"] ?? "", token: env["FORGEJO_TOKEN"] ?? "" });
     expect(config.database).toMatchObject({ url: "postgres://u:p@db:5432/checkpost", replicaId: "checkpost-7d9f-abcde" });
     expect(config.host).toBe("0.0.0.0");
-    for (const secret of ["FORGEJO_TOKEN", "WEBHOOK_SECRET", "CHECKPOST_API_TOKEN", "CHECKPOST_DATABASE_URL"])
+    expect(config.trustedAuthors).toEqual(["agent-1"]);
+    for (const secret of ["FORGEJO_TOKEN", "WEBHOOK_SECRET", "CHECKPOST_API_TOKEN", "CHECKPOST_SIGNING_KEY", "CHECKPOST_DATABASE_URL"])
       expect(container.env.find((e) => e.name === secret)?.valueFrom?.secretKeyRef, `${secret} from a Secret`).toBeDefined();
     expect(deployment.spec.replicas).toBeGreaterThan(1);
   });

@@ -2,7 +2,9 @@ import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, HostError, type HostErrorReason } from "../../errors.ts";
 import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
-import { isSessionIssue, listSessionIssues } from "../../session-client/index.ts";
+import { isSessionIssue, listSessionIssues, readAllComments, toCommentRecord } from "../../session-client/index.ts";
+import { createProjection } from "../../projection/index.ts";
+import { ignoredAuthors, ignoredAuthorsText } from "../../dashboard/index.ts";
 import { redactUrl } from "../../util/redact-url.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -44,7 +46,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   const env = settings.env;
   const url = o.url ?? env.FORGEJO_URL;
   let repo: RepoRef | undefined;
-  if (settings.repo instanceof Error) add({ check: "config", status: "fail", message: message(settings.repo), fix: "set FORGEJO_REPOSITORY=owner/repo or pass --repo" });
+  if (settings.repo instanceof Error) add({ check: "config", status: "fail", message: message(settings.repo), fix: "set FORGEJO_REPO=owner/repo or pass --repo" });
   else repo = settings.repo;
   if (!url) add({ check: "config", status: "fail", message: "no Forgejo instance", fix: "set FORGEJO_URL (e.g. http://127.0.0.1:3000) or pass --url" });
   if (!env.FORGEJO_TOKEN) add({ check: "config", status: "fail", message: "no token", fix: "set FORGEJO_TOKEN to an access token with write:issue, read:repository, read:user" });
@@ -102,7 +104,7 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
         fix: `give ${login} write access to ${r.fullName} (Settings → Collaborators)`,
       });
   } catch (e) {
-    add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPOSITORY and that the token's user can see the repository" });
+    add({ check: "repository", status: "fail", message: `cannot read ${repo.owner}/${repo.repo}: ${message(e)}`, fix: "check FORGEJO_REPO and that the token's user can see the repository" });
     return checks;
   }
 
@@ -111,6 +113,9 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
 
   // 4. The session issue: found, open, labelled.
   const issue = await checkSessionIssue(api, repo, env, o.issue ?? env.CHECKPOST_ISSUE, add);
+
+  // 4b. Authors whose checkpoints every reader with these settings ignores (the dashboard's line, word for word).
+  if (issue) await checkIgnoredAuthors(api, repo, issue.number, login, env, add);
 
   // 5. The webhook for the bot.
   await checkWebhook(api, repo, login, o.botUrl, io.env["WEBHOOK_PATH"] ?? DEFAULT_WEBHOOK_PATH, add);
@@ -179,6 +184,33 @@ async function checkIdentity(api: IssueHost, repo: RepoRef, login: string, siteA
   const summary = `${login}: ${siteAdmin ? "site administrator" : "not a site administrator"}${botLogin ? `; bot ${botLogin}` : "; CHECKPOST_BOT_LOGIN not set, so the bot's identity was not checked"}${botRole}`;
   if (!problems.length) add({ check: "identity", status: "ok", message: summary });
   for (const p of problems) add({ check: "identity", status: "warn", message: p.message, fix: p.fix });
+}
+
+/**
+ * Reads the session issue as `status` does, with this token's login and CHECKPOST_TRUSTED_AUTHORS: an author
+ * whose checkpoints were ignored fails the check with the sentence the dashboard shows. Run with the bot's
+ * settings, it is the bot's decision (docs/security.md, "Trusted authors").
+ */
+async function checkIgnoredAuthors(api: IssueHost, repo: RepoRef, issue: number, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
+  try {
+    const p = createProjection({
+      trustedAuthors: new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase())),
+      ...(env.CHECKPOST_SIGNING_KEY ? { signingKey: env.CHECKPOST_SIGNING_KEY } : {}),
+      legacyWriters: env.CHECKPOST_LEGACY_WRITERS,
+    });
+    p.applyAll((await readAllComments(api, repo, issue)).map((c) => ({ type: "upsert" as const, comment: toCommentRecord(c) })));
+    const text = ignoredAuthorsText(ignoredAuthors(p.snapshot()), env.CHECKPOST_TRUSTED_AUTHORS);
+    if (text === null)
+      add({
+        check: "ignored-authors",
+        status: "ok",
+        message: `no checkpoint on #${issue} was ignored for its author (trusted: ${login}${env.CHECKPOST_TRUSTED_AUTHORS.length ? `, ${env.CHECKPOST_TRUSTED_AUTHORS.join(", ")}` : ""})`,
+      });
+    else
+      add({ check: "ignored-authors", status: "fail", message: text, fix: "add the agents' logins to CHECKPOST_TRUSTED_AUTHORS (the same list for the bot and every agent), or delete the comments" });
+  } catch (e) {
+    add({ check: "ignored-authors", status: "fail", message: `cannot read #${issue}'s comments: ${message(e)}` });
+  }
 }
 
 async function checkSessionIssue(api: IssueHost, repo: RepoRef, env: ClientEnv, explicit: number | undefined, add: (c: DoctorCheck) => void): Promise<HostIssue | undefined> {

@@ -5,6 +5,7 @@ import * as z from "zod";
 import { ConfigError } from "../../errors.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
+import { packageFile } from "../package-version.ts";
 
 const AppYmlSchema = z.object({
   default_events: z.array(z.string()).min(1),
@@ -20,10 +21,11 @@ export interface InstallWebhookOptions extends RepoFlags {
 
 /**
  * `checkpost install-webhook --bot-url URL`: register (or replace) the bot's
- * webhook on the repository, with the events of app.yml and WEBHOOK_SECRET.
+ * webhook on the repository, with the events of checkpost's own app.yml (or --app FILE) and WEBHOOK_SECRET.
  */
 export async function installWebhook(io: CliIo, o: InstallWebhookOptions, root: CliRoot): Promise<void> {
-  const file = resolve(io.cwd, o.app ?? "app.yml");
+  // Without --app: the app.yml checkpost ships with (an installed package has no ./app.yml to read).
+  const file = o.app !== undefined ? resolve(io.cwd, o.app) : packageFile("app.yml");
   let app: z.infer<typeof AppYmlSchema>;
   try {
     const r = AppYmlSchema.safeParse(parseYaml(readFileSync(file, "utf8")));

@@ -44,7 +44,7 @@ export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promis
       issue,
       freshness: freshnessOf({ asOf: now, watermark: snap.watermark, watermarkUpdatedAt: snap.watermarkUpdatedAt, budgetMs: null, now }),
     });
-    return exitForAttention(buildDashboardModel(snap, now, { maxRows: 1, liveness: lv }));
+    return exitForAttention(buildDashboardModel(snap, now, { maxRows: 1, liveness: lv, trustedAuthors: ctx.env.CHECKPOST_TRUSTED_AUTHORS }));
   }
   const every = o.watch === undefined || o.watch === false ? null : o.watch === true ? 10 : Number(o.watch);
   if (every !== null && !(every > 0)) throw usage(`--watch ${String(o.watch)}: give the refresh period in seconds, e.g. --watch 5`);
@@ -56,7 +56,7 @@ export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promis
       const snap = await s.snapshot();
       const now = clockOf(io)();
       const issue = await s.issueNumber();
-      const model = buildDashboardModel(snap, now, { maxRows: 500, liveness: lv });
+      const model = buildDashboardModel(snap, now, { maxRows: 500, liveness: lv, trustedAuthors: ctx.env.CHECKPOST_TRUSTED_AUTHORS });
       return { model, text: renderStatusText(model, now, { color, liveness: lv, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };
     });
     // Clear the screen between refreshes only on a terminal.
@@ -69,7 +69,10 @@ export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promis
 /** `status`'s exit code when an agent needs attention (silent, stale, paused, an anomaly…): README, "Exit codes". */
 export const NEEDS_ATTENTION_EXIT = 3;
 
-/** Exit 3 when the model has a row needing attention (shown or left out by the row cap). */
+/**
+ * Exit 3 when the model has a row needing attention (shown or left out by the row cap), or an author whose
+ * checkpoints were ignored (an agent missing from CHECKPOST_TRUSTED_AUTHORS has no row to flag it).
+ */
 function exitForAttention(model: DashboardModel): void {
-  if (model.attention.length + model.omittedAttention > 0) throw new ExitError(NEEDS_ATTENTION_EXIT);
+  if (model.attention.length + model.omittedAttention + model.ignored.authors.length + model.ignored.more > 0) throw new ExitError(NEEDS_ATTENTION_EXIT);
 }

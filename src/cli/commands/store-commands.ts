@@ -1,4 +1,5 @@
-import { toParseOutput } from "../../protocol/index.ts";
+import { compareCodePoints, toParseOutput } from "../../protocol/index.ts";
+import { closeNames } from "../../util/close-names.ts";
 import type { LegacyWriters } from "../../projection/index.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
@@ -43,6 +44,7 @@ export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<vo
     s.save({ agent: o.agent, session: o.session, phase: o.phase, data, ...(seq !== undefined ? { seq } : {}), ...(epoch !== undefined ? { epoch } : {}) }, { checkDirective: true }),
   );
   if (epoch !== undefined) ctx.writers.set(key, { epoch, next_seq: (seq ?? 0) + 1 });
+  warnNewAgent(io, o.agent, saved);
   printJson(io, {
     comment_id: saved.comment_id,
     issue: saved.issue,
@@ -51,6 +53,21 @@ export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<vo
     directive: saved.directive ?? null,
     ...(saved.fenced ? { fenced: true } : {}),
   });
+}
+
+/**
+ * One stderr line when this save is the first of an agent the bot's index does not know while it knows
+ * others: a typo in --agent otherwise starts a new worker in silence. Free: the save already read the index
+ * (for the directive); without one (no bot, or not yet written) nothing is said.
+ */
+function warnNewAgent(io: CliIo, agent: string, saved: { comment_id: number; indexed?: { agent: string; commentId: number }[] }): void {
+  const indexed = saved.indexed ?? [];
+  if (indexed.some((e) => e.agent === agent && e.commentId !== saved.comment_id)) return;
+  const others = [...new Set(indexed.filter((e) => e.agent !== agent).map((e) => e.agent))].sort(compareCodePoints);
+  if (others.length === 0) return;
+  const near = closeNames(agent, others);
+  const listed = others.length <= 10 ? others.join(", ") : `${others.slice(0, 10).join(", ")} … (${others.length - 10} more)`;
+  io.err(`checkpost: ${agent} is a new agent on this issue (known: ${listed})${near.length ? `; did you mean ${near.slice(0, 3).join(" or ")}?` : ""}`);
 }
 
 export interface HealthOptions extends RepoFlags {
@@ -70,12 +87,12 @@ export async function health(io: CliIo, o: HealthOptions, root: CliRoot): Promis
 }
 
 /** `checkpost latest`: the newest trusted checkpoint as `parse` prints it plus comment_id, or null. */
-export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string }, root: CliRoot): Promise<void> {
+export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string; existing?: boolean }, root: CliRoot): Promise<void> {
   const ctx = await root.context(io, o);
   const cp = await ctx.withStore((s) => s.latest(o.agent, o.session));
   if (!cp) {
     printJson(io, null);
-    return warnNoCheckpoint(io, ctx, o.agent, o.session);
+    return warnNoCheckpoint(io, ctx, o.agent, o.session, o.existing);
   }
   const { commentId, createdAt: _c, htmlUrl, agent, session, phase, timestamp, data, ...extra } = cp;
   printJson(io, { kind: "checkpoint", agent, session, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, html_url: htmlUrl });
@@ -88,7 +105,7 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
  */
 export async function resume(
   io: CliIo,
-  o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters },
+  o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters; existing?: boolean },
   root: CliRoot,
 ): Promise<void> {
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
@@ -115,7 +132,7 @@ export async function resume(
     issue: r.issue,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
-  if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session);
+  if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session, o.existing);
 }
 
 /** `checkpost init`: locate the session issue, creating it (and its label) if missing. */

@@ -59,10 +59,21 @@ describe("AnomalyLog: each distinct anomaly once per process", () => {
       p.apply({ type: "upsert", comment: comment(id, cpBody({ phase: `p${id}` }), { author: id % 2 ? "mallory" : "Eve" }) });
       log.note(logger, "agent/work#1", p.anomalies());
     }
-    expect(anomalies().map((l) => l["msg"])).toEqual([
+    expect(anomalies().map((l) => String(l["msg"]).split(". ")[0])).toEqual([
       "anomaly: 1 protocol comment by mallory, who is not a trusted author; ignored",
       "anomaly: 1 protocol comment by Eve, who is not a trusted author; ignored",
     ]);
+  });
+
+  it("an ignored author's line names the exact setting that admits it (CHECKPOST_TRUSTED_AUTHORS as the bot has it)", () => {
+    const { logger, anomalies } = captured();
+    const log = new AnomalyLog(undefined, ["ci-bot"]);
+    const p = createProjection(policy);
+    p.apply({ type: "upsert", comment: comment(1, cpBody({ phase: "p" }), { author: "agent-1" }) });
+    log.note(logger, "agent/work#1", p.anomalies());
+    const [line] = anomalies();
+    expect(line?.["msg"]).toContain("set CHECKPOST_TRUSTED_AUTHORS=ci-bot,agent-1 on the bot and on every agent");
+    expect(line?.["fix"]).toMatch(/^checkpoints by agent-1 are ignored: not a trusted author\./);
   });
 
   it("the same comment on another issue is another anomaly; a new anomaly on the same comment is logged", () => {

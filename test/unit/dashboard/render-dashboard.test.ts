@@ -36,7 +36,11 @@ describe("renderDashboard", () => {
     expect(lines[0]).toBe(DASHBOARD_START);
     expect(lines.at(-1)).toBe(DASHBOARD_END);
     expect(out).toContain("_Updated 2026-11-29 10:10 UTC; ages are as of then_");
-    expect(out).toContain("[what each part means](https://www.npmjs.com/package/checkpost#docs)");
+    // No CHECKPOST_DOCS_URL: no link to a page that may not exist (the package is not on a registry); the file is named.
+    expect(out).toContain("docs/dashboard.md in the checkpost package says what each part means");
+    expect(out).not.toContain("npmjs.com");
+    expect(out).not.toContain("npx checkpost");
+    expect(renderDashboard(snap(), now, { docsUrl: "http://bot.internal:3000/docs/" })).toContain("[what each part means](http://bot.internal:3000/docs/dashboard.md)");
     expect(out).toContain("2 agent sessions · 1 needs attention · 1 anomaly");
     const order = ["#### Needs attention", "#### Agents by session", "##### Session s1", "**Legend:**", "**How to resume:**", "#### Recent anomalies"].map((h) => out.indexOf(h));
     expect(order.every((i) => i >= 0)).toBe(true);
@@ -52,7 +56,7 @@ describe("renderDashboard", () => {
     expect(attention).toContain("🟡 stale, last signal 9m ago");
     expect(lines.indexOf(attention ?? "")).toBeLessThan(lines.indexOf(worker ?? ""));
     expect(out).toContain("- [comment 4](https://forge.example/o/r/issues/1#issuecomment-4) **untrusted-author**: 1 protocol comment by mallory, who is not a trusted author; ignored");
-    expect(out).toContain("`npx checkpost resume --agent A --session S`");
+    expect(out).toContain("`checkpost resume --agent A --session S`");
     expect(extractResumeIndex(out)).toEqual({
       v: 1,
       watermark: 6,

@@ -108,7 +108,11 @@ describe("ForgejoClient", () => {
   it("backs off exponentially from the first failed attempt on (attempts 1, 2, 3 wait 4, 8, 16 ms)", async () => {
     nock(URL).get("/api/v1/version").times(3).reply(503, {}).get("/api/v1/version").reply(200, { version: "x" });
     const waits: Array<{ attemptNumber: number; waitMs: number }> = [];
-    const logger = { debug: () => {}, warn: (o: { attemptNumber: number; waitMs: number }) => void waits.push({ attemptNumber: o.attemptNumber, waitMs: o.waitMs }) };
+    const warns: unknown[] = [];
+    const logger = {
+      debug: (o: { attemptNumber: number; waitMs: number }) => void waits.push({ attemptNumber: o.attemptNumber, waitMs: o.waitMs }),
+      warn: (o: unknown, msg?: string) => void warns.push([o, msg]),
+    };
     const { client, api: a } = api({ retries: 3, minRetryDelayMs: 4, maxRetryDelayMs: 100, random: () => 1, logger });
     expect(await a.version()).toBe("x");
     expect(client.requestCount).toBe(4);
@@ -117,6 +121,16 @@ describe("ForgejoClient", () => {
       { attemptNumber: 2, waitMs: 8 },
       { attemptNumber: 3, waitMs: 16 },
     ]);
+    // Each attempt at debug; one warn line for the request, with what happened (issue 33: ~20 lines before).
+    expect(warns).toEqual([[{ label: "GET /version", attempts: 4, failures: [503, 503, 503], waitedMs: 28 }, "Forgejo request succeeded after 3 failed attempt(s)"]]);
+  });
+
+  it("logs one warn line when the retries run out, then throws", async () => {
+    nock(URL).get("/api/v1/version").times(3).reply(503, {});
+    const warns: string[] = [];
+    const { api: a } = api({ retries: 2, logger: { debug: () => {}, warn: (_o: unknown, msg?: string) => void warns.push(msg ?? "") } });
+    await expect(a.version()).rejects.toThrow(/retries ran out/);
+    expect(warns).toEqual(["Forgejo request failed 3 times; giving up"]);
   });
 
   it("makes one attempt when retry is off", async () => {
