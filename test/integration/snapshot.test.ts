@@ -284,6 +284,18 @@ describe("checkpost snapshot", () => {
     expect(readFileSync(join(dir2, "t.jsonl"))).toEqual(readFileSync(file));
   });
 
+  it("checkpost status shows each agent's latest snapshot: files, size, sealed or not, age", async () => {
+    w = await snapshotWorld();
+    writeFileSync(join(w.work, "t.jsonl"), jsonl(0, 10));
+    expect((await w.cli(["save", ...A, "--phase", "p", "--data", "{}"])).code).toBe(0);
+    expect((await w.cli(["snapshot", "save", ...A, "t.jsonl"], { CHECKPOST_STATE_KEY: KEY_A })).code).toBe(0);
+    const st = await w.cli(["status"], { NO_COLOR: "1" });
+    expect(st.out).toContain(`worker: latest snapshot 1 file, ${jsonl(0, 10).length} B, sealed, just now`);
+    const json = await w.cli(["status", "--json"]);
+    const entry = json.json<{ entries: { agent: string; kinds?: Record<string, { value: unknown }> }[] }>().entries.find((e) => e.agent === "worker");
+    expect(entry?.kinds?.["snapshot"]?.value).toMatchObject({ files: 1, bytes: jsonl(0, 10).length, sealed: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  });
+
   it("answers a fresh start when the agent has no snapshot", async () => {
     w = await snapshotWorld();
     const dir = into();
