@@ -1,9 +1,10 @@
 /**
  * SIGKILL trials of `snapshot save` and `snapshot restore` (issue 30, item 4). Each save trial appends to
- * a JSONL transcript, starts a save in a child process and kills it at a random point of the save; the
+ * a JSONL transcript, starts a save in a child process and kills it after a random one of its requests
+ * to the forge, or just after the last (the commit, the prune); the
  * newest snapshot must then restore whole, as either the previous content or the new one, never anything
- * else. Each restore trial kills a restore over an older local copy; the file must then be whole, old or
- * new. Files are sealed and cut into small chunks so a save or restore is many requests long.
+ * else. Each restore trial kills a restore over an older local copy the same way (after the last request
+ * come the renames); the file must then be whole, old or new. Files are sealed and cut into small chunks so a save or restore is many requests long.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -62,20 +63,36 @@ function lines(rand: () => number, bytes: number): string {
   return out;
 }
 
-/** Run the worker; kill it `killAfterMs` after it says "go". Resolves whether it finished first. */
-function runWorker(args: object, killAfterMs: number): Promise<{ finished: boolean; ms: number }> {
+/**
+ * Where to kill a worker: after its `atRequest`-th answer from the forge (0: as soon as it says "go"), or,
+ * with `atRequest` null, `afterLastMs` after its last request (the commit, the prune, the renames).
+ */
+interface KillPoint {
+  atRequest: number | null;
+  afterLastMs: number;
+  /** How many requests the uninterrupted operation makes (to know which is the last). */
+  total: number;
+}
+
+/** Run the worker; kill it at `kill` (never, when null). Resolves whether it finished first, and how many requests it made. */
+function runWorker(args: object, kill: KillPoint | null): Promise<{ finished: boolean; requests: number }> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", WORKER, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
-    let goAt = 0;
+    let requests = 0;
     let timer: NodeJS.Timeout | undefined;
+    const killAt = (ms: number) => {
+      timer ??= setTimeout(() => child.kill("SIGKILL"), ms);
+    };
     child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (!goAt && out.includes("go\n")) {
-        goAt = performance.now();
-        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-      }
+      const text = d.toString();
+      out += text;
+      if (!kill) return;
+      if (kill.atRequest === 0 && text.includes("go\n")) killAt(0);
+      requests += text.split("req\n").length - 1;
+      if (kill.atRequest !== null && kill.atRequest > 0 && requests >= kill.atRequest) killAt(0);
+      if (kill.atRequest === null && requests >= kill.total) killAt(kill.afterLastMs);
     });
     child.stderr?.on("data", (d: Buffer) => {
       err += d.toString();
@@ -84,9 +101,14 @@ function runWorker(args: object, killAfterMs: number): Promise<{ finished: boole
       clearTimeout(timer);
       const finished = out.includes("\ndone ");
       if (!finished && signal !== "SIGKILL") reject(new Error(`worker failed (code ${code}): ${err.slice(0, 2000)}`));
-      else resolve({ finished, ms: performance.now() - goAt });
+      else resolve({ finished, requests: out.split("req\n").length - 1 });
     });
   });
+}
+
+/** A kill point spread over the operation's requests, one in five after the last request. */
+function killPoint(rand: () => number, total: number): KillPoint {
+  return rand() < 0.2 ? { atRequest: null, afterLastMs: Math.floor(rand() * 30), total } : { atRequest: Math.floor(rand() * total), afterLastMs: 0, total };
 }
 
 export async function runSnapshotTrials(o: {
@@ -122,7 +144,12 @@ export async function runSnapshotTrials(o: {
     forge.admin.createRepo("agent", "work");
     forge.admin.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
     const issue = forge.admin.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "", labels: [DEFAULT_SESSION_LABEL] }).number;
-    const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 10 }));
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests++;
+      return fetch(input, init);
+    };
+    const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 10, fetch: counting }));
     const store = new SessionStore({ api, repo: { owner: "agent", repo: "work" }, issue });
     const settings = { ...DEFAULT_SNAPSHOT_SETTINGS, chunkBytes, key: parseStateKey(key), keep: 2 };
     const file = "transcript.jsonl";
@@ -131,25 +158,29 @@ export async function runSnapshotTrials(o: {
     await saveSnapshot({ store, api, agent: "worker", session: "s1", files: [file], cwd: work, settings });
     let committed = readFileSync(path);
     const args = { url: forge.url, token, issue, file, chunkBytes, key };
-    // How long an uninterrupted save and restore take here: kills are spread over that window.
+    // How many requests an uninterrupted save and restore make here: kills are spread over them.
     appendFileSync(path, lines(rand, 512 * 1024));
-    const calSave = await runWorker({ ...args, op: "save", dir: work }, 600_000);
+    const calSave = await runWorker({ ...args, op: "save", dir: work }, null);
     committed = readFileSync(path);
     const calDir = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
-    const calRestore = await runWorker({ ...args, op: "restore", dir: calDir }, 600_000);
+    const calRestore = await runWorker({ ...args, op: "restore", dir: calDir }, null);
     rmSync(calDir, { recursive: true, force: true });
-    o.log?.(`calibration: save ${calSave.ms.toFixed(0)} ms, restore ${calRestore.ms.toFixed(0)} ms`);
+    // A save's requests beyond one per new chunk (reads, the parts comment, the manifest, the [SNAPSHOT], the prune).
+    const saveOverhead = Math.max(1, calSave.requests - Math.ceil((512 * 1024) / chunkBytes));
+    o.log?.(`an uninterrupted save of 512 KiB makes ${calSave.requests} requests, a restore ${calRestore.requests}`);
 
     for (let t = 0; t < o.trials; t++) {
       // A save killed at a random point: the previous snapshot or the new one restores whole, nothing else.
       const previous = committed;
-      appendFileSync(path, lines(rand, 128 * 1024 + Math.floor(rand() * 768 * 1024)));
+      const appended = 32 * 1024 + Math.floor(rand() * 224 * 1024);
+      appendFileSync(path, lines(rand, appended));
       const next = readFileSync(path);
       f.save_trials++;
-      const s = await runWorker({ ...args, op: "save", dir: work }, rand() * calSave.ms * 1.1);
+      const s = await runWorker({ ...args, op: "save", dir: work }, killPoint(rand, saveOverhead + Math.ceil(appended / chunkBytes)));
       if (!s.finished) f.save_killed_mid_operation++;
       const check = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
       try {
+        requests = 0;
         await restoreSnapshot({ store, api, agent: "worker", session: "s1", into: check, settings });
         const got = sha(readFileSync(join(check, file)));
         if (got === sha(previous)) f.save_previous_restored++;
@@ -167,6 +198,12 @@ export async function runSnapshotTrials(o: {
       // Move on from whatever is stored: the next save extends it (and prunes what the kill left).
       await saveSnapshot({ store, api, agent: "worker", session: "s1", files: [file], cwd: work, settings });
       committed = readFileSync(path);
+      // A restore of it, uninterrupted, to count its requests: the killed one below makes the same.
+      const counted = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
+      requests = 0;
+      await restoreSnapshot({ store, api, agent: "worker", session: "s1", into: counted, settings });
+      const restoreRequests = requests;
+      rmSync(counted, { recursive: true, force: true });
 
       // A restore killed at a random point over an older local copy: the file is old or new, whole.
       const into = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
@@ -174,7 +211,7 @@ export async function runSnapshotTrials(o: {
         writeFileSync(join(into, file), previous);
         utimesSync(join(into, file), new Date(2000, 0, 1), new Date(2000, 0, 1));
         f.restore_trials++;
-        const r = await runWorker({ ...args, op: "restore", dir: into }, rand() * calRestore.ms * 1.1);
+        const r = await runWorker({ ...args, op: "restore", dir: into }, killPoint(rand, restoreRequests));
         if (!r.finished) f.restore_killed_mid_operation++;
         const got = sha(readFileSync(join(into, file)));
         if (got === sha(previous)) f.restore_old_whole++;
