@@ -145,8 +145,10 @@ export async function runSnapshotTrials(o: {
     forge.admin.createLabel("agent", "work", { name: DEFAULT_SESSION_LABEL });
     const issue = forge.admin.createIssue("agent", "work", { title: DEFAULT_SESSION_TITLE, body: "", labels: [DEFAULT_SESSION_LABEL] }).number;
     let requests = 0;
+    let uploads = 0;
     const counting: typeof fetch = (input, init) => {
       requests++;
+      if (init?.method === "POST" && String(input).includes("/assets")) uploads++;
       return fetch(input, init);
     };
     const api = new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 10, fetch: counting }));
@@ -165,8 +167,9 @@ export async function runSnapshotTrials(o: {
     const calDir = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
     const calRestore = await runWorker({ ...args, op: "restore", dir: calDir }, null);
     rmSync(calDir, { recursive: true, force: true });
-    // A save's requests beyond one per new chunk (reads, the parts comment, the manifest, the [SNAPSHOT], the prune).
-    const saveOverhead = Math.max(1, calSave.requests - Math.ceil((512 * 1024) / chunkBytes));
+    // A save's requests beyond one per new chunk (reads, one listing per parts comment in use, the parts
+    // comment, the manifest, the [SNAPSHOT], the prune): it grows by one a trial, so it is re-measured below.
+    let saveOverhead = Math.max(1, calSave.requests - Math.ceil((512 * 1024) / chunkBytes));
     o.log?.(`an uninterrupted save of 512 KiB makes ${calSave.requests} requests, a restore ${calRestore.requests}`);
 
     for (let t = 0; t < o.trials; t++) {
@@ -196,7 +199,12 @@ export async function runSnapshotTrials(o: {
         rmSync(check, { recursive: true, force: true });
       }
       // Move on from whatever is stored: the next save extends it (and prunes what the kill left).
-      await saveSnapshot({ store, api, agent: "worker", session: "s1", files: [file], cwd: work, settings });
+      requests = 0;
+      uploads = 0;
+      const caught = await saveSnapshot({ store, api, agent: "worker", session: "s1", files: [file], cwd: work, settings });
+      // Requests besides the chunk uploads (the manifest upload counts as overhead), plus the listing of this new parts comment next time.
+      if (caught.changed) saveOverhead = requests - (uploads - 1) + 1;
+      else saveOverhead++;
       committed = readFileSync(path);
       // A restore of it, uninterrupted, to count its requests: the killed one below makes the same.
       const counted = mkdtempSync(join(tmpdir(), "checkpost-snaptrial-into-"));
