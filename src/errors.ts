@@ -38,18 +38,48 @@ export class CheckpointTooLargeError extends CheckpostError {
   }
 }
 
-/** An HTTP error from Forgejo. The status rides on the error, as in @octokit/webhooks. */
-export class ForgejoApiError extends CheckpostError {
+/**
+ * Why a call to the issue host failed, in checkpost's terms rather than the host's status codes (each
+ * adapter maps its own: GitHub, say, answers a rate limit with 403 or 429). Callers decide by reason:
+ * - `not-found`: no such thing, or the token may not see it;
+ * - `conflict`: the state changed under the request (a concurrent write);
+ * - `forbidden`: the token may not do this;
+ * - `unauthenticated`: the token is missing, mistyped, expired or revoked;
+ * - `rate-limited`: too many requests, and the retries ran out;
+ * - `invalid`: the host refused the values sent;
+ * - `unavailable`: no answer, or the host failed (5xx): a write's outcome may be unknown.
+ */
+export type HostErrorReason = "not-found" | "conflict" | "forbidden" | "unauthenticated" | "rate-limited" | "invalid" | "unavailable";
+
+/** A failed call to the issue host, by intent (issue 31): the one error the code outside an adapter looks at. */
+export class HostError extends CheckpostError {
+  override name = "HostError";
+  constructor(
+    message: string,
+    readonly reason: HostErrorReason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * An HTTP error from Forgejo. The status rides on the error, as in @octokit/webhooks; the reason is
+ * mapped by the adapter (src/forgejo-client/forgejo-error.ts). Code outside the adapter reads the
+ * reason (HostError). It stays in this file while src/bot/dashboard-writer.ts, rewritten by another
+ * issue this round, still imports it from here; then it moves into the adapter.
+ */
+export class ForgejoApiError extends HostError {
   override name = "ForgejoApiError";
   constructor(
     message: string,
     readonly status: number,
     readonly method: string,
     readonly url: string,
-    options?: { cause?: unknown; retryAfter?: string },
+    options: { reason: HostErrorReason; cause?: unknown; retryAfter?: string },
   ) {
-    super(message, options);
-    this.retryAfter = options?.retryAfter;
+    super(message, options.reason, options);
+    this.retryAfter = options.retryAfter;
   }
   /** The Retry-After header of a 429/503, as sent. */
   readonly retryAfter: string | undefined;

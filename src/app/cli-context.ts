@@ -6,7 +6,7 @@ import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
 import { SessionStore } from "../session-client/index.ts";
-import { ConfigError, ForgejoApiError, SessionChainError } from "../errors.ts";
+import { ConfigError, HostError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";
@@ -49,7 +49,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
   // A 404 names where the repository and issue came from, as the user set them.
   const issueSource = flags.issue !== undefined ? `--issue ${flags.issue}` : env.CHECKPOST_ISSUE !== undefined ? `CHECKPOST_ISSUE=${env.CHECKPOST_ISSUE}` : undefined;
   const hint404 = (e: unknown): unknown => {
-    if (e instanceof ForgejoApiError && e.status === 404 && !e.message.includes("(repository from "))
+    if (e instanceof HostError && e.reason === "not-found" && !e.message.includes("(repository from "))
       e.message += ` (repository from ${repo.source}${issueSource ? `, issue from ${issueSource}` : ""}; instance ${url})`;
     return e;
   };
@@ -99,7 +99,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
         return result;
       } catch (e) {
         // Gone (404), or closed with no successor to follow (a person closed it): the cache was only a hint.
-        if (cached === undefined || !((e instanceof ForgejoApiError && e.status === 404) || e instanceof SessionChainError)) throw hint404(e);
+        if (cached === undefined || !((e instanceof HostError && e.reason === "not-found") || e instanceof SessionChainError)) throw hint404(e);
         logger.debug({ cached }, "cached session issue is gone or closed without a successor; locating it again");
         cache.set(cacheKey, undefined);
         const fresh = make(undefined);

@@ -28,5 +28,6 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     isTTY: process.stdout.isTTY === true,
+    now: () => new Date(),
   };
 }

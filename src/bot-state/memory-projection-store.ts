@@ -1,3 +1,4 @@
+import { type MsClock, systemMs } from "../clock.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
 import { advanceWatermarkAll } from "./advance-watermark-all.ts";
@@ -40,7 +41,7 @@ export class MemoryCommentLog implements CommentLog {
   private readonly rows = new Map<IssueKey, Map<number, StoredComment>>();
   private readonly marks = new Map<IssueKey, Watermark>();
   private readonly deliveries = new Map<string, { issue: IssueKey; atMs: number }>();
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: MsClock = systemMs) {}
 
   async applyDelivery(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
     if (deliveryId !== null) {
@@ -106,7 +107,7 @@ export class MemoryCommentLog implements CommentLog {
 /** Writer leases: tokens grow with every acquisition of a name, never with a renewal. */
 export class MemoryLeaseStore implements LeaseStore {
   private readonly leases = new Map<string, { holder: string | null; token: number; expiresAtMs: number }>();
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: MsClock = systemMs) {}
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<Lease | null> {
     const r = this.leases.get(name);
@@ -236,7 +237,7 @@ export class MemoryCommandClaims implements CommandClaims {
 
 /** A whole ProjectionStore in memory (nothing kept across processes), made of the ports above. */
 export function createMemoryProjectionStore(options: ProjectionStoreOptions = {}): ProjectionStore {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemMs;
   const log = new MemoryCommentLog(now);
   const leases = new MemoryLeaseStore(now);
   const view = new MemoryEntryView(leases);

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { systemMs } from "../clock.ts";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
 import { foldStoredComment } from "./fold-stored-comment.ts";
@@ -69,7 +70,7 @@ const toStored = (r: CommentRow): StoredComment => ({
  * share the interface with PostgreSQL.
  */
 export function createSqliteProjectionStore(file: string, options: ProjectionStoreOptions = {}): ProjectionStore {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemMs;
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { ForgejoApiError } from "../errors.ts";
+import { HostError } from "../errors.ts";
 
 /** Access modes that may command: Forgejo's "write" and above, on the issues unit. */
 const WRITERS = new Set(["write", "admin", "owner"]);
@@ -55,9 +55,9 @@ export class CommanderCheck {
     try {
       mode = await this.o.api.collaboratorPermission(this.o.repo, login);
     } catch (e) {
-      // 404: no such user; 403: the bot may not ask (then nobody can command: say so in the log).
-      if (e instanceof ForgejoApiError && (e.status === 404 || e.status === 403)) {
-        if (e.status === 403) this.o.logger.warn({ login }, "the bot's token may not read collaborator permissions (needs repo admin): commands are refused");
+      // not found: no such user; forbidden: the bot may not ask (then nobody can command: say so in the log).
+      if (e instanceof HostError && (e.reason === "not-found" || e.reason === "forbidden")) {
+        if (e.reason === "forbidden") this.o.logger.warn({ login }, "the bot's token may not read collaborator permissions (needs repo admin): commands are refused");
         return false;
       }
       throw e;
@@ -75,7 +75,7 @@ export class CommanderCheck {
       try {
         if (await this.o.api.isTeamMember(team.id, login)) return true;
       } catch (e) {
-        if (!(e instanceof ForgejoApiError && e.status === 403)) throw e;
+        if (!(e instanceof HostError && e.reason === "forbidden")) throw e;
         if (!this.warnedHidden) {
           this.warnedHidden = true;
           this.o.logger.warn(

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { systemClock } from "../clock.ts";
 import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { listSessionIssues } from "../session-client/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
@@ -69,7 +70,7 @@ export interface BotDeps {
  */
 export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> {
   const log = deps.logger;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now ?? systemClock;
   const metrics = createBotMetrics();
   const api = deps.host.api;
   const self = (await api.currentUser()).login;

@@ -23,7 +23,9 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 /**
  * The webhook end of the bot: caps the body, checks the signature (Probot) or,
  * in insecure development mode, only the JSON, and hands each delivery to
- * handleDelivery. Deliveries in flight are tracked so tests and shutdown can wait.
+ * handleDelivery. It reads the webhook headers GitHub defined (X-GitHub-Event,
+ * X-GitHub-Delivery, X-Hub-Signature-256), which Forgejo sends too beside its
+ * own X-Forgejo-* copies: no host's own header names are read here (issue 31). Deliveries in flight are tracked so tests and shutdown can wait.
  */
 export async function createDeliveryReceiver(
   config: BotConfig,
@@ -53,7 +55,7 @@ export async function createDeliveryReceiver(
       // payload is never logged (Probot's own error log carries it whole: issue 9).
       const reject = (status: number, reason: string, bytes: number | null, text: string) => {
         metrics.deliveries.inc({ event: eventLabel(req.headers["x-github-event"]), result: status === 413 ? "too_large" : "rejected" });
-        log.warn({ delivery: headerText(req.headers["x-github-delivery"] ?? req.headers["x-forgejo-delivery"]), bytes, reason }, "webhook delivery rejected");
+        log.warn({ delivery: headerText(req.headers["x-github-delivery"]), bytes, reason }, "webhook delivery rejected");
         res.writeHead(status, { connection: "close", "content-type": "text/plain" }).end(text);
         return true;
       };
@@ -133,7 +135,7 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
   if (config.insecure) {
     log.warn("CHECKPOST_INSECURE_NO_WEBHOOK_SECRET is set: webhook deliveries are NOT authenticated. Never run this way on a network.");
     return async (req, res) => {
-      const event = String(req.headers["x-forgejo-event"] ?? req.headers["x-github-event"] ?? "");
+      const event = String(req.headers["x-github-event"] ?? "");
       const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const payload = parseWebhookJson(raw, event);
       if (payload === undefined) {
@@ -141,7 +143,7 @@ async function verifyingHandler(config: BotConfig, log: Logger, apiUrl: string, 
         res.writeHead(400).end("invalid JSON");
         return true;
       }
-      const id = req.headers["x-forgejo-delivery"] ?? req.headers["x-github-delivery"];
+      const id = req.headers["x-github-delivery"];
       try {
         await run(event, payload, typeof id === "string" && id ? id : null);
       } catch (e) {

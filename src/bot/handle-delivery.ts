@@ -74,7 +74,11 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
       if (!d.watched(repo)) return;
       const t = d.tracker(repo, issue.number);
       if (t) {
-        if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
+        // Forgejo also sends `edited` with the body unchanged: after every attachment upload (ChangeContent with
+        // the same body, routers/api/v1/repo/issue_attachment.go:225) and for a PATCH that resends the body.
+        // Nothing of the body changed, so it is no one's box edit, whoever's token it came with.
+        const unchanged = data.changes?.body?.from === issue.body;
+        if (action === "edited" && !unchanged && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
           // Ticked or unticked control boxes: compare with the body the person edited (Forgejo sends it), else with what the bot renders now.
           const before = data.changes?.body?.from ?? spliceDashboard("", t.renderSection());
           await t.onHumanBodyEdit(before, issue.body, { login: sender.login });

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Fence, Lease, LeaseStore } from "../bot-state/index.ts";
+import { type MsClock, systemMs } from "../clock.ts";
 
 /**
  * This process's claim to be the one writer of a session issue, kept in the
@@ -23,6 +24,8 @@ export class IssueLease {
       onAcquired?: () => void;
       /** Replicas: whether this process may take one more lease now (its fair share); default always. */
       mayTake?: () => boolean;
+      /** The clock leases expire by: the store's (default: the system clock, as the stores'). */
+      now?: MsClock;
     },
   ) {}
 
@@ -37,14 +40,14 @@ export class IssueLease {
    * Forgejo itself until a writer is back (reads are idempotent; only writes
    * need the lease), so a killed leader does not blind the replicas for a TTL.
    */
-  async leaderLapsed(nowMs: number = Date.now()): Promise<boolean> {
+  async leaderLapsed(nowMs: number = (this.o.now ?? systemMs)()): Promise<boolean> {
     const l = await this.o.store.peekLease(this.o.name);
     return !l || l.expiresAtMs - nowMs < this.o.ttlMs / 2;
   }
 
   /** The fence to carry on leader writes, or null when not the writer. */
   current(): Fence | null {
-    return this.lease && this.lease.expiresAtMs > Date.now() ? { name: this.lease.name, token: this.lease.token } : null;
+    return this.lease && this.lease.expiresAtMs > (this.o.now ?? systemMs)() ? { name: this.lease.name, token: this.lease.token } : null;
   }
 
   /** Whether the store still names this process the writer (checked right before a Forgejo write). */

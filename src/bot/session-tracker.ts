@@ -1,3 +1,4 @@
+import { systemClock } from "../clock.ts";
 import { createProjection } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
 import { renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
@@ -64,7 +65,7 @@ export class SessionTracker implements TrackerContext {
 
   constructor(readonly o: TrackerOptions) {
     this.projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
-    this.now = o.now ?? (() => new Date());
+    this.now = o.now ?? systemClock;
     this.storeKey = issueKey(o.repo, o.issue);
     this.alerts = new LivenessAlerts(this);
     this.entries = new EntryPersistence(this, o.anomalyLog ?? new AnomalyLog());

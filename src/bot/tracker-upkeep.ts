@@ -12,6 +12,7 @@ export class TrackerUpkeep {
   private maintaining: Promise<void> | null = null;
   private maintainAgain = false;
   private lastCompactionAt = 0;
+  private saidArchivesOff = false;
   /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
   lateCarryDue = false;
   /** Once rolled over: this issue's state at its last carry into the open head (see rollOverIfDue). */
@@ -123,6 +124,12 @@ export class TrackerUpkeep {
     const { o, storeKey } = this.t;
     const fence = o.lease.current();
     if (!fence) return null;
+    // Nowhere to archive on this host: compaction is off, said once (ArchivesOffError says it to the CLI).
+    if (!o.api.capabilities.attachments) {
+      if (!this.saidArchivesOff) o.logger.info({ issue: this.t.key }, "the issue host has no attachment API: health compaction, which archives before it deletes, is off");
+      this.saidArchivesOff = true;
+      return null;
+    }
     this.lastCompactionAt = this.t.now().getTime();
     // Page by page into a bounded projection: never every stored body at once.
     const selector = supersededHealthSelector(o.policy, this.t.now().getTime(), o.compaction.retentionMs);

@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from "../clock.ts";
+
 /** Where a command writes; injectable so tests read what a user would see. */
 export interface CliIo {
   out: (text: string) => void;
@@ -7,6 +9,11 @@ export interface CliIo {
   cwd: string;
   /** stdout is a terminal (colours, screen refresh). */
   isTTY?: boolean;
+  /** The clock commands read (tests pin it); default: the system clock. */
+  now?: Clock;
 }
+
+/** The clock of a command's io. */
+export const clockOf = (io: CliIo): Clock => io.now ?? systemClock;
 
 export const printJson = (io: CliIo, value: unknown) => io.out(JSON.stringify(value));

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import * as z from "zod";
+import { type MsClock, systemMs } from "../clock.ts";
 import { cliCacheDir } from "./cache-dir.ts";
 import { JsonFileMap } from "./json-file-map.ts";
 import { builtSchema, lazySchema } from "../protocol/lazy-schema.ts";
@@ -22,7 +23,7 @@ export class LoginCache {
   constructor(
     dir: string | undefined,
     env: NodeJS.ProcessEnv,
-    private readonly now: () => number = Date.now,
+    private readonly now: MsClock = systemMs,
   ) {
     this.map = new JsonFileMap(
       join(cliCacheDir(dir, env), "logins.json"),

@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
+import { systemClock } from "../clock.ts";
+import type { HostAttachment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentRecord } from "../projection/index.ts";
 import * as z from "zod";
-import { CheckpostError, ForgejoApiError } from "../errors.ts";
+import { CheckpostError, HostError } from "../errors.ts";
 import { formatArchiveRecord, sha256Hex } from "./archive-record.ts";
 
 /** One archived comment: one JSON object per line of the archive (docs/retention.md). */
@@ -18,6 +19,14 @@ export type ArchivedComment = z.infer<typeof ArchivedCommentSchema>;
 
 export const ARCHIVE_PREFIX = "checkpost-health-archive-";
 
+/** Compaction archives before it deletes; a host with no attachment API has nowhere to put the archive. */
+export class ArchivesOffError extends CheckpostError {
+  override name = "ArchivesOffError";
+  constructor() {
+    super("the issue host has no API to attach a file to an issue, so health compaction (which archives superseded health signals before it deletes them) is off there: nothing was deleted");
+  }
+}
+
 export interface CompactionResult {
   selected: number;
   deleted: number;
@@ -31,6 +40,8 @@ export interface CompactionResult {
  * checked to hold every selected comment; only then is each comment deleted.
  * A failed upload or a mismatched read-back deletes nothing (and throws). A
  * dry run returns what would be archived and deleted, and changes nothing.
+ * On a host that cannot attach files (capabilities.attachments false) there is
+ * nowhere to archive, so compaction is off: it throws and deletes nothing.
  */
 export async function compactHealth(o: {
   api: IssueHost;
@@ -44,15 +55,16 @@ export async function compactHealth(o: {
 }): Promise<CompactionResult> {
   const { api, repo, issue, selected } = o;
   if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(o.dryRun) };
+  if (!api.capabilities.attachments) throw new ArchivesOffError();
   const lines = selected.map((c) =>
     JSON.stringify({ id: c.id, author: c.author, created_at: c.createdAt, updated_at: c.updatedAt, ...(c.htmlUrl ? { html_url: c.htmlUrl } : {}), body: c.body } satisfies ArchivedComment),
   );
   const gz = gzipSync(Buffer.from(`${lines.join("\n")}\n`, "utf8"));
-  const stamp = (o.now?.() ?? new Date()).toISOString().replace(/[-:]/g, "").slice(0, 15);
+  const stamp = (o.now ?? systemClock)().toISOString().replace(/[-:]/g, "").slice(0, 15);
   const name = `${ARCHIVE_PREFIX}${stamp}Z-${selected[0]?.id}-${selected[selected.length - 1]?.id}.jsonl.gz`;
   if (o.dryRun) return { selected: selected.length, deleted: 0, archive: { name, url: "", bytes: gz.length }, dryRun: true };
 
-  const asset = await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+  const asset = await uploadArchiveOnce(api, repo, issue, name, gz);
   const back = readArchive(await api.downloadAttachment(asset.downloadUrl));
   const archived = new Set(back.map((a) => a.id));
   const missing = selected.filter((c) => !archived.has(c.id));
@@ -69,10 +81,28 @@ export async function compactHealth(o: {
       await api.deleteComment(repo, c.id);
       deleted++;
     } catch (e) {
-      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e; // already gone: nothing to do
+      if (!(e instanceof HostError && e.reason === "not-found")) throw e; // already gone: nothing to do
     }
   }
   return { selected: selected.length, deleted, archive: { name, url: asset.downloadUrl, bytes: gz.length }, dryRun: false };
+}
+
+/**
+ * Upload the archive, once. Forgejo stores the file first and then saves the issue again with the same
+ * body (routers/api/v1/repo/issue_attachment.go:206-228): a body edit landing in between (the bot's own
+ * dashboard write, a person's tick) makes that save fail with 500 while the file stays stored, and a lost
+ * answer leaves the same doubt. So when the outcome is unknown, the archive is looked for by its name,
+ * size and SHA-256 before giving up: found, it is used, and a retry never leaves a second archive.
+ */
+async function uploadArchiveOnce(api: IssueHost, repo: RepoRef, issue: number, name: string, gz: Buffer): Promise<HostAttachment> {
+  try {
+    return await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+  } catch (e) {
+    if (!api.isOutcomeUnknown(e)) throw e;
+    const stored = (await api.listIssueAttachments(repo, issue)).find((a) => a.name === name && a.size === gz.length);
+    if (!stored || sha256Hex(await api.downloadAttachment(stored.downloadUrl)) !== sha256Hex(gz)) throw e;
+    return stored;
+  }
 }
 
 /** The comments in one archive (gzipped JSON Lines). */

@@ -83,7 +83,7 @@ export interface ForgeAdmin {
   contentVersion(owner: string, repo: string, index: number): number;
   commentContentVersion(commentId: number): number;
   /** Change an issue's body as ChangeIssueContent does (version +1, updated_at now), without webhooks: another request's edit, inside a seam. */
-  editIssueBody(owner: string, repo: string, index: number, body: string): void;
+  editIssueBody(owner: string, repo: string, index: number, body: string | ((old: string) => string)): void;
   /** Act inside a request at the points ForgeSeams names (races); {} removes them. */
   setSeams(seams: ForgeSeams): void;
 }
@@ -247,7 +247,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
     editIssueBody(owner, name, index, body) {
       const issue = store.issueByIndex(repoOf(owner, name).id, index);
       if (!issue) throw new Error(`forge admin: no issue ${owner}/${name}#${index}`);
-      store.changeIssueContent(issue.id, body, issue.content_version, forge.nowUnix());
+      store.changeIssueContent(issue.id, typeof body === "function" ? body(issue.body) : body, issue.content_version, forge.nowUnix());
     },
     commentContentVersion(id) {
       const c = store.commentById(id);

@@ -41,7 +41,9 @@ export function issuesPayload(
   const p: Record<string, unknown> = { action, number: issue.idx };
   if (changes) p.changes = changes;
   p.issue = toApiIssue(f, issue, repo, doer);
-  p.repository = toApiRepo(f, repo, accessMode(f, repo, doer));
+  // Every `issues` event computes repository.permissions for the issue's poster, not the doer
+  // (services/webhook/notifier.go:52, :190, :230, :281, :325, :529); comment events use the doer (:387, :422, :462).
+  p.repository = toApiRepo(f, repo, accessMode(f, repo, f.store.userById(issue.poster_id) ?? doer));
   p.sender = toApiUser(f, doer, null);
   p.commit_id = "";
   return p;

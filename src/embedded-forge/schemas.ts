@@ -17,10 +17,12 @@ export const EditIssueOption = z.object({
   body: z.string().optional(),
   state: z.string().optional(),
   ref: z.string().optional(),
+  /** *time.Time (modules/structs/issue.go:117): SetIssueUpdateDate, admins only. */
+  updated_at: z.string().nullable().optional(),
 });
 
-export const CreateIssueCommentOption = z.object({ body: required });
-export const EditIssueCommentOption = z.object({ body: required });
+export const CreateIssueCommentOption = z.object({ body: required, updated_at: z.string().nullable().optional() });
+export const EditIssueCommentOption = z.object({ body: required, updated_at: z.string().nullable().optional() });
 
 export const CreateLabelOption = z.object({
   name: required,
@@ -33,6 +35,7 @@ export const CreateLabelOption = z.object({
 /** IssueLabelsOption: `labels` is []any in Go, so any JSON value binds; prepareForReplaceOrAdd sorts them out. */
 export const IssueLabelsOption = z.object({
   labels: z.array(z.unknown()).nullable().optional(),
+  updated_at: z.string().nullable().optional(),
 });
 
 export const CreateHookOption = z.object({

@@ -11,7 +11,10 @@ import type { ApiResult } from "./types.ts";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** The JSON body, or the files of a multipart/form-data body; a JSON syntax error is Forgejo's 422. */
+/**
+ * The JSON body, or the files of a multipart/form-data body (its text fields, e.g. `updated_at`, become
+ * `body` as a string record); a JSON syntax error is Forgejo's 422.
+ */
 async function parseApiBody(baseUrl: string, raw: Buffer, contentType: string): Promise<{ body: unknown; files: RequestContext["files"] }> {
   let body: unknown;
   let files: RequestContext["files"];
@@ -19,7 +22,12 @@ async function parseApiBody(baseUrl: string, raw: Buffer, contentType: string): 
     try {
       const form = await new Response(raw, { headers: { "content-type": contentType } }).formData();
       files = [];
-      for (const [field, v] of form.entries()) if (typeof v !== "string") files.push({ field, filename: v.name, data: Buffer.from(await v.arrayBuffer()) });
+      const fields: Record<string, string> = {};
+      for (const [field, v] of form.entries()) {
+        if (typeof v !== "string") files.push({ field, filename: v.name, data: Buffer.from(await v.arrayBuffer()) });
+        else fields[field] ??= v;
+      }
+      body = fields;
     } catch {
       // Go's ParseMultipartForm fails the same way; the upload handler answers it (500, as Forgejo).
       files = [];

@@ -93,6 +93,15 @@ CREATE TABLE IF NOT EXISTS attachments (
   created_unix INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attachments_issue ON attachments (issue_id, id);
+CREATE TABLE IF NOT EXISTS cross_refs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ref_issue_id INTEGER NOT NULL,
+  ref_comment_id INTEGER NOT NULL,
+  issue_id INTEGER NOT NULL,
+  neutered INTEGER NOT NULL DEFAULT 0,
+  created_unix INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cross_refs_origin ON cross_refs (ref_issue_id, ref_comment_id);
 CREATE TABLE IF NOT EXISTS hooks (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   repo_id INTEGER NOT NULL REFERENCES repos(id),

@@ -80,10 +80,7 @@ export class ForgeStore {
    * version moves on by one, and only if it still is `expectedVersion` (false: someone changed it since).
    */
   changeIssueContent(id: number, body: string, expectedVersion: number, now: number): boolean {
-    return (
-      this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = max(updated_unix, ?) WHERE id = ? AND content_version = ?", body, now, id, expectedVersion)
-        .changes === 1
-    );
+    return this.run("UPDATE issues SET body = ?, content_version = content_version + 1, updated_unix = ? WHERE id = ? AND content_version = ?", body, now, id, expectedVersion).changes === 1;
   }
 
   /**
@@ -297,6 +294,7 @@ export class ForgeStore {
       this.run("DELETE FROM comments WHERE issue_id = ?", id);
       this.run("DELETE FROM issue_labels WHERE issue_id = ?", id);
       this.run("DELETE FROM attachments WHERE issue_id = ?", id);
+      this.run("DELETE FROM cross_refs WHERE issue_id = ? OR ref_issue_id = ?", id, id);
       this.run("DELETE FROM issues WHERE id = ?", id);
     });
   }
@@ -380,6 +378,25 @@ export class ForgeStore {
   labelsOfIssue(issueId: number): LabelRow[] {
     return this.all<LabelRow>("SELECT l.* FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name, l.id", issueId);
   }
+  /** Issues the origin (issue, or one of its comments) refers to and whose reference is not neutered (xref.ts). */
+  activeCrossReferences(refIssueId: number, refCommentId: number): number[] {
+    return this.all<{ issue_id: number }>("SELECT issue_id FROM cross_refs WHERE ref_issue_id = ? AND ref_comment_id = ? AND neutered = 0 ORDER BY id", refIssueId, refCommentId).map(
+      (r) => r.issue_id,
+    );
+  }
+  insertCrossReference(refIssueId: number, refCommentId: number, issueId: number, now: number): void {
+    this.run("INSERT INTO cross_refs (ref_issue_id, ref_comment_id, issue_id, created_unix) VALUES (?, ?, ?, ?)", refIssueId, refCommentId, issueId, now);
+  }
+  neuterCrossReference(refIssueId: number, refCommentId: number, issueId: number): void {
+    this.run("UPDATE cross_refs SET neutered = 1 WHERE ref_issue_id = ? AND ref_comment_id = ? AND issue_id = ?", refIssueId, refCommentId, issueId);
+  }
+  /** How many reference entries issue `issueId`'s timeline holds (tests: the timeline is not served). */
+  crossReferencesTo(issueId: number): number {
+    return this.one<{ n: number }>("SELECT COUNT(*) AS n FROM cross_refs WHERE issue_id = ?", issueId)?.n ?? 0;
+  }
+  removeIssueLabel(issueId: number, labelId: number): void {
+    this.run("DELETE FROM issue_labels WHERE issue_id = ? AND label_id = ?", issueId, labelId);
+  }
   clearIssueLabels(issueId: number): void {
     this.run("DELETE FROM issue_labels WHERE issue_id = ?", issueId);
   }
@@ -445,9 +462,6 @@ export class ForgeStore {
       beforeUnix,
       beforeUnix,
     );
-  }
-  updateComment(id: number, body: string, now: number): void {
-    this.run("UPDATE comments SET body = ?, updated_unix = ? WHERE id = ?", body, now, id);
   }
   deleteComment(id: number): void {
     this.run("DELETE FROM comments WHERE id = ?", id);

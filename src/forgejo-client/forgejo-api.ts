@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
+import type { HostCapabilities } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
 import { ForgejoApiError } from "../errors.ts";
 import { forgejoTime } from "./forgejo-time.ts";
@@ -46,11 +48,27 @@ const issueName = (r: RepoRef, n: number) => `issue #${n} of ${r.owner}/${r.repo
 const Empty = z.unknown();
 
 /**
+ * What Forgejo (v13) can do: content history is kept for every comment; issues take attachments
+ * (POST …/issues/{index}/assets); tokens are scoped by kind, not by repository; an issue's comment list
+ * is one unpaged answer filtered by `since` and `before` (swagger.v1.json, issue comments GET); no
+ * conditional write of a body.
+ */
+export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
+  editHistory: true,
+  attachments: true,
+  repositoryScopedTokens: false,
+  pagedCommentLists: false,
+  commentsBefore: true,
+  compareAndSetBody: false,
+});
+
+/**
  * The IssueHost adapter for Forgejo: one function per Forgejo endpoint checkpost uses, each validated
  * with zod and mapped to the port's neutral records (src/forgejo-client/to-host.ts), so Forgejo's snake_case
  * stays here. Forgejo specifics are noted where they differ from GitHub's API.
  */
 export class ForgejoApi implements IssueHost {
+  readonly capabilities: HostCapabilities = FORGEJO_CAPABILITIES;
   constructor(readonly client: ForgejoClient) {}
 
   get serverClockOffsetMs(): number {
@@ -323,7 +341,7 @@ export class ForgejoApi implements IssueHost {
 
 /** One file as multipart/form-data under the field "attachment", as Forgejo's asset uploads read it. */
 function multipartFile(name: string, bytes: Uint8Array, contentType: string): { body: Buffer; type: string } {
-  const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const boundary = `checkpost-${randomUUID()}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
   return { body: Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]), type: `multipart/form-data; boundary=${boundary}` };
 }

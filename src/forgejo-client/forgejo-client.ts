@@ -3,6 +3,7 @@ import { RequestError } from "@octokit/request-error";
 import pRetry, { AbortError } from "p-retry";
 import type { z } from "zod";
 import type { Logger } from "pino";
+import { type MsClock, systemMs } from "../clock.ts";
 import { ForgejoApiError, ForgejoResponseError } from "../errors.ts";
 import { forgejoError, networkError } from "./forgejo-error.ts";
 import type { RequestTarget } from "./forgejo-error.ts";
@@ -26,6 +27,8 @@ export interface ForgejoClientOptions {
   /** Per-attempt timeout. Default 30 s. */
   timeoutMs?: number;
   random?: () => number;
+  /** Our clock, against which the server's Date and Retry-After are read. Default: the system clock. */
+  now?: MsClock;
 }
 
 export interface CallOptions<S extends z.ZodType> {
@@ -86,6 +89,7 @@ export class ForgejoClient {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       timeoutMs: options.timeoutMs ?? 30_000,
       random: options.random ?? Math.random,
+      now: options.now ?? systemMs,
     };
     this.octokit = new Octokit({
       baseUrl: this.apiUrl,
@@ -151,7 +155,7 @@ export class ForgejoClient {
   }
 
   private retryDelay(error: Error, attemptNumber: number): number {
-    const retryAfter = error instanceof ForgejoApiError && error.status === 429 ? retryAfterMs(error) : undefined;
+    const retryAfter = error instanceof ForgejoApiError && error.status === 429 ? retryAfterMs(error, this.opts.now()) : undefined;
     if (retryAfter !== undefined) {
       if (retryAfter > this.opts.maxRetryAfterMs) throw error; // stop: waiting that long is the caller's call
       return retryAfter;
@@ -205,7 +209,7 @@ export class ForgejoClient {
   private noteServerClock(date: string | undefined): void {
     if (!date) return;
     const t = Date.parse(date);
-    if (!Number.isNaN(t)) this.serverClockOffsetMs = t - Date.now();
+    if (!Number.isNaN(t)) this.serverClockOffsetMs = t - this.opts.now();
   }
 }
 
@@ -234,12 +238,12 @@ function stringHeaders(h: Record<string, unknown>): Record<string, string | unde
 }
 
 /** Retry-After as seconds or an HTTP date, in ms. */
-function retryAfterMs(e: ForgejoApiError): number | undefined {
+function retryAfterMs(e: ForgejoApiError, nowMs: number): number | undefined {
   const v = e.retryAfter;
   if (!v) return undefined;
   if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
   const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 function stripUserinfo(url: string): string {

@@ -1,4 +1,4 @@
-import { ForgejoApiError } from "../errors.ts";
+import { ForgejoApiError, type HostErrorReason } from "../errors.ts";
 import { ErrorBodySchema } from "./schemas.ts";
 
 /** What the caller was trying to reach, for messages that name it. */
@@ -7,6 +7,17 @@ export interface RequestTarget {
   url: string;
   /** e.g. "repository acme/widgets" or "issue #42 of acme/widgets" */
   what?: string;
+}
+
+/** What a Forgejo status means to checkpost (HostError's reason); status 0 is no answer at all. */
+export function forgejoReason(status: number): HostErrorReason {
+  if (status === 401) return "unauthenticated";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not-found";
+  if (status === 409 || status === 412) return "conflict";
+  if (status === 429) return "rate-limited";
+  if (status === 0 || status >= 500) return "unavailable";
+  return "invalid";
 }
 
 /** Turn an HTTP failure into an error whose message says what to fix. */
@@ -38,13 +49,14 @@ export function forgejoError(status: number, body: unknown, target: RequestTarge
           ? `Forgejo failed (${status}) on ${target.method} ${what} and retries ran out. Check the server's health and try again.${said}`
           : `Forgejo answered ${status} on ${target.method} ${what}.${said}`;
   }
-  return new ForgejoApiError(message, status, target.method, target.url, { cause, ...(retryAfter ? { retryAfter } : {}) });
+  return new ForgejoApiError(message, status, target.method, target.url, { reason: forgejoReason(status), cause, ...(retryAfter ? { retryAfter } : {}) });
 }
 
 /** A request that got no HTTP answer (reset, refused, timeout). status 0. */
 export function networkError(target: RequestTarget, cause: unknown): ForgejoApiError {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ForgejoApiError(`Could not reach Forgejo for ${target.method} ${target.what ?? target.url}: ${reason}. Check FORGEJO_URL and that the server is up.`, 0, target.method, target.url, {
+    reason: forgejoReason(0),
     cause,
   });
 }

@@ -110,7 +110,28 @@ export interface CommentWindow {
   beforeMs?: number;
 }
 
+/**
+ * What a host can and cannot do, as flags (issue 31): code that needs a feature asks here, never which
+ * host it is talking to. A suite case that needs a feature is skipped by the flag, never by host name.
+ */
+export interface HostCapabilities {
+  /** The host keeps a comment's earlier bodies, so an edited record can be audited (Forgejo, GitHub: yes). */
+  editHistory: boolean;
+  /** Files can be attached to an issue through the API: compaction's archives, snapshots (Forgejo: yes; GitHub: no). */
+  attachments: boolean;
+  /** A token can be limited to the one repository (Forgejo 13: no, its scopes are by kind; GitHub's fine-grained tokens: yes). */
+  repositoryScopedTokens: boolean;
+  /** An issue's comment list comes in pages the adapter follows (GitHub: per_page ≤ 100 and Link); Forgejo answers it whole. */
+  pagedCommentLists: boolean;
+  /** A comment list can be bounded above by updated time (`CommentWindow.beforeMs`), not only below (GitHub: `since` only). */
+  commentsBefore: boolean;
+  /** A body can be written only if unchanged since it was read. Neither Forgejo nor GitHub: writers re-read instead. */
+  compareAndSetBody: boolean;
+}
+
 export interface IssueHost {
+  /** What this host can do (see HostCapabilities). */
+  readonly capabilities: HostCapabilities;
   /** The host's clock minus ours, in ms, as learnt from its answers (0 until one came). */
   readonly serverClockOffsetMs: number;
   /** Requests sent so far, attempts included. */

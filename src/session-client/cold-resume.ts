@@ -1,5 +1,5 @@
 import type { HostComment, HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { ForgejoApiError } from "../errors.ts";
+import { HostError } from "../errors.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection, joinSignals } from "../projection/index.ts";
@@ -183,7 +183,7 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     try {
       return await (fetched ?? api.getComment(repo, id));
     } catch (e) {
-      if (e instanceof ForgejoApiError && e.status === 404) return null;
+      if (e instanceof HostError && e.reason === "not-found") return null;
       throw e;
     }
   };

@@ -1,3 +1,4 @@
+import { type MsClock, systemMs } from "../clock.ts";
 import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 
 /** How far before an attempt (server clock) to look for our own comment after an unknown outcome. */
@@ -8,9 +9,9 @@ const LOOKBACK_MS = 60_000;
  * timeout, 5xx after sending), the next attempt first looks for `marker`
  * (the checkpoint's unique `Id:` line) among comments updated since just
  * before the first attempt, and returns that comment instead of posting again.
- * With no fault, this is exactly one request.
+ * With no fault, this is exactly one request. `now` is our clock (the host's is it plus its offset).
  */
-export async function postExactlyOnce(api: IssueHost, repo: RepoRef, issue: number, body: string, marker: string): Promise<HostComment> {
+export async function postExactlyOnce(api: IssueHost, repo: RepoRef, issue: number, body: string, marker: string, now: MsClock = systemMs): Promise<HostComment> {
   let firstAttemptServerMs: number | null = null;
   let unknown = false;
   return api.withRetry(async () => {
@@ -18,7 +19,7 @@ export async function postExactlyOnce(api: IssueHost, repo: RepoRef, issue: numb
       const found = (await api.listComments(repo, issue, { sinceMs: firstAttemptServerMs - LOOKBACK_MS })).find((c) => c.body.includes(marker));
       if (found) return found;
     }
-    firstAttemptServerMs ??= Date.now() + api.serverClockOffsetMs;
+    firstAttemptServerMs ??= now() + api.serverClockOffsetMs;
     try {
       return await api.createComment(repo, issue, body, { retry: false });
     } catch (e) {

@@ -1,3 +1,4 @@
+import { type MsClock, systemMs } from "../clock.ts";
 import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 
 export interface ReadAllOptions {
@@ -7,6 +8,8 @@ export interface ReadAllOptions {
   concurrency?: number;
   /** The issue, when the caller already has it (saves a GET). */
   issueMeta?: { commentCount?: number | undefined; createdAt: string };
+  /** Our clock, for when a windowed scan begins (the host's clock is it plus its offset). Default: the system clock. */
+  now?: MsClock;
 }
 
 /**
@@ -50,7 +53,7 @@ export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: 
   const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
   if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
 
-  const scanStart = Math.floor((Date.now() + api.serverClockOffsetMs) / 1000) - 1;
+  const scanStart = Math.floor(((options.now ?? systemMs)() + api.serverClockOffsetMs) / 1000) - 1;
   const from = Math.floor(Date.parse(meta.createdAt) / 1000) - 1;
   const to = scanStart + 2;
   const windows = Math.max(1, Math.ceil((meta.commentCount ?? 0) / windowSize));

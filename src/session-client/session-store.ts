@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { systemClock } from "../clock.ts";
 import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { findOpenHead } from "../chain/open-head.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
@@ -112,10 +113,11 @@ export class SessionStore {
       title: DEFAULT_SESSION_TITLE,
       label: DEFAULT_SESSION_LABEL,
       maxCheckpointBytes: DEFAULT_MAX_CHECKPOINT_BYTES,
-      now: () => new Date(),
+      now: systemClock,
       newId: newCheckpointId,
       ...options,
     };
+    this.headCheckedAt = this.o.now().getTime();
   }
 
   get api(): IssueHost {
@@ -177,7 +179,7 @@ export class SessionStore {
         comment = await postExactlyOnce(this.o.api, this.repo, head.number, body, marker);
         landed = head.number;
       }
-      this.headCheckedAt = Date.now();
+      this.headCheckedAt = this.o.now().getTime();
     }
     // The response names the token's user: a free check of a remembered login.
     this.learnSelf(comment.author);
@@ -199,9 +201,9 @@ export class SessionStore {
    * issue meanwhile is carried into the head by the bot (docs/chain.md).
    */
   static readonly HEAD_RECHECK_MS = 60_000;
-  private headCheckedAt = Date.now();
+  private headCheckedAt: number;
   private headCheckDue(): boolean {
-    return Date.now() - this.headCheckedAt >= SessionStore.HEAD_RECHECK_MS;
+    return this.o.now().getTime() - this.headCheckedAt >= SessionStore.HEAD_RECHECK_MS;
   }
 
   /**
@@ -209,7 +211,7 @@ export class SessionStore {
    * never read or written as the session, its successor is followed. Remembers the head's number.
    */
   private async followChain(issue: HostIssue): Promise<{ head: HostIssue; passed: number[] }> {
-    this.headCheckedAt = Date.now();
+    this.headCheckedAt = this.o.now().getTime();
     if (issue.state === "open") return { head: issue, passed: [] };
     const policy = await this.policy();
     const r = await findOpenHead(this.o.api, this.repo, issue, policy.trustedAuthors, { listAll: (n) => this.readAll(n) });

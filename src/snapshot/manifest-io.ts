@@ -1,5 +1,5 @@
 import type { HostAttachment, RepoRef } from "../ports/issue-host.ts";
-import { ForgejoApiError } from "../errors.ts";
+import { HostError } from "../errors.ts";
 import type { ChunkRef, Manifest } from "./core/manifest.ts";
 import { ManifestSchema } from "./core/manifest.ts";
 import { chunkName, unseal } from "./core/seal.ts";
@@ -26,7 +26,7 @@ export class PartsIndex {
       p = this.api.listCommentAttachments(this.repo, id).then(
         (list) => new Map(list.map((a) => [a.name, a])),
         (e: unknown) => {
-          if (e instanceof ForgejoApiError && e.status === 404) return null;
+          if (e instanceof HostError && e.reason === "not-found") return null;
           throw e;
         },
       );

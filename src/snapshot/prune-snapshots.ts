@@ -1,5 +1,5 @@
 import type { RepoRef } from "../ports/issue-host.ts";
-import { ForgejoApiError } from "../errors.ts";
+import { HostError } from "../errors.ts";
 import type { Manifest } from "./core/manifest.ts";
 import type { StateKey } from "./core/state-key.ts";
 import { type PartsIndex, loadManifest } from "./manifest-io.ts";
@@ -47,7 +47,7 @@ export async function pruneSnapshots(o: {
       await o.api.deleteComment(o.repo, id);
       deleted++;
     } catch (e) {
-      if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+      if (!(e instanceof HostError && e.reason === "not-found")) throw e;
     }
   };
   // The [SNAPSHOT] comments first: a snapshot is never left naming parts that are gone.

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import { systemClock } from "../clock.ts";
 import { formatSnapshot, pythonUtcIsoformat } from "../protocol/index.ts";
 import type { SessionStore } from "../session-client/index.ts";
 import { postExactlyOnce } from "../session-client/post-exactly-once.ts";
@@ -182,7 +183,7 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
       }
       files.push({ ...base, chunks, ...(plan.kind === "extends" && before ? { extends: { size: before.size, sha256: before.sha256 } } : {}) });
     }
-    const now = (o.now ?? (() => new Date()))();
+    const now = (o.now ?? systemClock)();
     const manifest: Manifest = { v: 1, agent: o.agent, session: o.session, epoch, created: now.toISOString(), key: st.key?.id ?? null, files };
     const manifestName = `manifest-${randomBytes(16).toString("hex")}.json`;
     await upload(manifestName, Buffer.from(JSON.stringify(manifest), "utf8"));

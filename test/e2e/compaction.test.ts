@@ -61,6 +61,23 @@ describe("health compaction", () => {
     expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toBeUndefined();
   });
 
+  it("a 500 after Forgejo stored the archive (an edit landed before it saved the issue) uses that archive: no second upload", async () => {
+    const { world, api, t } = await compactionWorld();
+    const admin = world.forge.admin;
+    // The window of issue_attachment.go:206-225: the file is stored, then the body changes under the upload.
+    admin.setSeams({
+      afterAttachmentStored: () => {
+        admin.setSeams({});
+        admin.editIssueBody(world.repo.owner, world.repo.repo, world.issue, (body) => body);
+      },
+    });
+    const result = await t.compact();
+    expect(result).toMatchObject({ selected: 5, deleted: 5, dryRun: false });
+    const assets = await api.listIssueAttachments(world.repo, world.issue);
+    expect(assets.map((a) => a.name)).toEqual([result?.archive?.name]);
+    expect(world.forge.admin.stats().requests[ASSETS]).toBe(1);
+  });
+
   it("archives superseded trusted health to a gzipped JSON Lines asset, then deletes it; checkpoints and the newest health stay", async () => {
     const { world, api, t } = await compactionWorld();
     const before = await api.listComments(world.repo, world.issue);

@@ -42,8 +42,9 @@ async function world(opts: ForgeOptions = {}) {
 }
 
 /** A multipart upload with the exact bytes given (the api() helper sends strings, which fetch encodes as UTF-8). */
-async function upload(s: Seeded, path: string, name: string, bytes: string | Buffer, token = s.alice): Promise<{ status: number; json: unknown }> {
-  const head = `--b\r\nContent-Disposition: form-data; name="attachment"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+async function upload(s: Seeded, path: string, name: string, bytes: string | Buffer, token = s.alice, updatedAt?: string): Promise<{ status: number; json: unknown }> {
+  const field = updatedAt ? `--b\r\nContent-Disposition: form-data; name="updated_at"\r\n\r\n${updatedAt}\r\n` : "";
+  const head = `${field}--b\r\nContent-Disposition: form-data; name="attachment"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
   const body = Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from("\r\n--b--\r\n")]);
   const res = await fetch(s.forge.apiUrl + path, { method: "POST", headers: { Authorization: `token ${token}`, "Content-Type": "multipart/form-data; boundary=b" }, body });
   return { status: res.status, json: await res.json() };
@@ -81,6 +82,20 @@ describe("POST /issues/{index}/assets changes the issue as ChangeContent does", 
     const listed = await api(w.s.forge, "GET", "/repos/alice/widgets/issues/1/assets");
     expect((listed.json as unknown[]).length).toBe(1);
     expect((await w.deliveries()).map((d) => d.action)).toEqual([]);
+  });
+});
+
+describe("the upload's `updated_at` form field (SetIssueUpdateDate)", () => {
+  it("dates the attachment and the issue with an admin's value; refuses a non-admin's (403) and a bad time (500)", async () => {
+    const w = await world();
+    w.tick(30);
+    const r = await upload(w.s, "/repos/alice/widgets/issues/1/assets", "a.txt", "x", w.s.alice, "2026-03-01T10:00:10Z");
+    expect([r.status, asRecord(r.json).created_at]).toEqual([201, "2026-03-01T10:00:10Z"]);
+    expect((await w.issue()).updated_at).toBe("2026-03-01T10:00:10Z");
+    w.s.forge.admin.addCollaborator("alice", "widgets", "bob", "write");
+    const denied = await upload(w.s, "/repos/alice/widgets/issues/1/assets", "b.txt", "x", w.s.bob, "2026-03-01T10:00:10Z");
+    expect([denied.status, asRecord(denied.json).message]).toEqual([403, "user needs to have admin or owner right"]);
+    expect((await upload(w.s, "/repos/alice/widgets/issues/1/assets", "c.txt", "x", w.s.alice, "yesterday")).status).toBe(500);
   });
 });
 

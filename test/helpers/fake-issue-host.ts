@@ -1,9 +1,12 @@
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
-import { ForgejoApiError } from "../../src/errors.ts";
+import type { HostCapabilities } from "../../src/ports/issue-host.ts";
+import { ForgejoApiError, HostError } from "../../src/errors.ts";
+import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
 import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embedded-forge/upload-verify.ts";
 
 /** A 404 as the adapter throws it. */
-const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake");
+// A ForgejoApiError (a HostError with reason not-found) while src/bot/dashboard-writer.ts still tests for that class.
+const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake", { reason: "not-found" });
 
 type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;
 
@@ -30,9 +33,13 @@ export class FakeIssueHost implements IssueHost {
   private nextId: number;
   private readonly once = new Map<Method, (() => void)[]>();
 
-  /** `login`: the token's user (default "bot"); `firstId`: the first id handed out (default 1); `now`: the clock (ms). */
-  constructor(readonly o: { login?: string; firstId?: number; now?: () => number; url?: string } = {}) {
+  /** What it can do: Forgejo's unless a test says otherwise. */
+  readonly capabilities: HostCapabilities;
+
+  /** `login`: the token's user (default "bot"); `firstId`: the first id handed out (default 1); `now`: the clock (ms); `capabilities`: overrides of Forgejo's. */
+  constructor(readonly o: { login?: string; firstId?: number; now?: () => number; url?: string; capabilities?: Partial<HostCapabilities> } = {}) {
     this.nextId = o.firstId ?? 1;
+    this.capabilities = { ...FORGEJO_CAPABILITIES, ...o.capabilities };
   }
 
   get requestCount(): number {
@@ -66,7 +73,7 @@ export class FakeIssueHost implements IssueHost {
     return fn(1);
   }
   isOutcomeUnknown(error: unknown): boolean {
-    return error instanceof ForgejoApiError && (error.status === 0 || error.status >= 500);
+    return error instanceof HostError && error.reason === "unavailable";
   }
 
   /** Seed an issue; returns it. */
@@ -222,7 +229,7 @@ export class FakeIssueHost implements IssueHost {
     this.issue(index);
     // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
     if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES))
-      throw new ForgejoApiError("This file extension or type is not allowed to be uploaded. (422)", 422, "POST", "fake");
+      throw new ForgejoApiError("This file extension or type is not allowed to be uploaded. (422)", 422, "POST", "fake", { reason: "invalid" });
     const id = this.nextId++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));

@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { Logger } from "pino";
+import { systemMs } from "../../clock.ts";
 import type { ResumeIndex } from "../../dashboard/index.ts";
 import type { AgentEntry, CommentEvent, CommentRecord } from "../../projection/index.ts";
 import { IssueMetaSchema, StaleLeaseError } from "../index.ts";
@@ -184,7 +185,7 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
   private async applyDeliveryNow(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
     return this.tx(async (c) => {
       if (deliveryId !== null) {
-        const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, this.clock?.() ?? Date.now()]);
+        const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, (this.clock ?? systemMs)()]);
         if (r.rowCount === 0) return { duplicate: true, changed: [] };
       }
       const changedIds = new Set<CommentEvent>();

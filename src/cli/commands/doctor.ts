@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
-import { ExitError, ForgejoApiError } from "../../errors.ts";
+import { ExitError, HostError, type HostErrorReason } from "../../errors.ts";
 import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
 import { isSessionIssue, listSessionIssues } from "../../session-client/index.ts";
 import { redactUrl } from "../../util/redact-url.ts";
@@ -31,7 +31,7 @@ const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 const WEBHOOK_EVENTS = ["issues", "issue_comment"];
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-const statusOf = (e: unknown): number | undefined => (e instanceof ForgejoApiError ? e.status : undefined);
+const reasonOf = (e: unknown): HostErrorReason | undefined => (e instanceof HostError ? e.reason : undefined);
 
 /**
  * `checkpost doctor`: checks a deployment from the outside and says what to fix. Read-only: it makes only
@@ -170,9 +170,9 @@ async function checkIdentity(api: IssueHost, repo: RepoRef, login: string, siteA
           fix: `give ${botLogin} write access to ${repo.owner}/${repo.repo}`,
         });
     } catch (e) {
-      const status = statusOf(e);
-      if (status === 404) problems.push({ message: `the bot's login ${botLogin} does not exist on this Forgejo`, fix: "correct CHECKPOST_BOT_LOGIN" });
-      else if (status === 403) botRole = `; the bot's access was not read (repository admin only)`;
+      const reason = reasonOf(e);
+      if (reason === "not-found") problems.push({ message: `the bot's login ${botLogin} does not exist on this Forgejo`, fix: "correct CHECKPOST_BOT_LOGIN" });
+      else if (reason === "forbidden") botRole = `; the bot's access was not read (repository admin only)`;
       else problems.push({ message: `cannot read the bot ${botLogin}'s permission: ${message(e)}`, fix: "check CHECKPOST_BOT_LOGIN and the token's access" });
     }
   }
@@ -235,10 +235,10 @@ async function checkWebhook(api: IssueHost, repo: RepoRef, login: string, botUrl
   try {
     hooks = await api.listHooks(repo);
   } catch (e) {
-    const status = statusOf(e);
+    const reason = reasonOf(e);
     // An agent's or a person's token is not a repository admin's, and should not be: what only an admin
     // may read is skipped (said so), not a warning every correct agent set-up would show.
-    if (status === 403 || status === 404)
+    if (reason === "forbidden" || reason === "not-found")
       add({
         check: "webhook",
         status: "skip",
@@ -297,9 +297,9 @@ async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: Cli
     try {
       modes.set(who, await api.collaboratorPermission(repo, who));
     } catch (e) {
-      const status = statusOf(e);
-      if (status === 404) missing.push(who);
-      else if (status === 403) forbidden = true;
+      const reason = reasonOf(e);
+      if (reason === "not-found") missing.push(who);
+      else if (reason === "forbidden") forbidden = true;
       else {
         add({ check: "trusted-authors", status: "fail", message: `cannot read ${who}'s permission: ${message(e)}` });
         return;
@@ -335,7 +335,7 @@ async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: Cli
       if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
     }
   } catch (e) {
-    if (statusOf(e) === 403)
+    if (reasonOf(e) === "forbidden")
       add({
         check: "trusted-authors",
         status: "skip",

@@ -1,5 +1,5 @@
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../protocol/index.ts";
-import type { CliIo } from "../io.ts";
+import { type CliIo, clockOf } from "../io.ts";
 import { jsonObjectArg } from "../parse-json-arg.ts";
 
 export interface FormatCheckpointOptions {
@@ -23,7 +23,7 @@ export async function formatCheckpointCommand(io: CliIo, o: FormatCheckpointOpti
       session: o.session,
       phase: o.phase,
       data,
-      timestamp: o.time ?? pythonUtcIsoformat(new Date()),
+      timestamp: o.time ?? pythonUtcIsoformat(clockOf(io)()),
       ...(o.id !== undefined ? { id: o.id } : {}),
       ...(o.seq !== undefined ? { seq: o.seq } : {}),
       ...(o.epoch !== undefined ? { epoch: o.epoch } : {}),
@@ -43,5 +43,5 @@ export interface FormatHealthOptions {
 /** `checkpost format health`: print a health body in the seed's format. */
 export async function formatHealthCommand(io: CliIo, o: FormatHealthOptions): Promise<void> {
   const metrics = await jsonObjectArg("--metrics", o.metrics, o.metricsFile, io);
-  io.out(formatHealth({ agent: o.agent, session: o.session, metrics, timestamp: o.time ?? pythonUtcIsoformat(new Date()), ...(o.status ? { status: o.status } : {}) }));
+  io.out(formatHealth({ agent: o.agent, session: o.session, metrics, timestamp: o.time ?? pythonUtcIsoformat(clockOf(io)()), ...(o.status ? { status: o.status } : {}) }));
 }

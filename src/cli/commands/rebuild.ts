@@ -1,7 +1,7 @@
 import { CheckpostError } from "../../errors.ts";
 import { issueKey, rebuildIssue } from "../../bot-state/index.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
-import { type CliIo, printJson } from "../io.ts";
+import { type CliIo, clockOf, printJson } from "../io.ts";
 
 /**
  * `checkpost rebuild`: refill the bot's store for the session issue from a full
@@ -17,10 +17,11 @@ export async function rebuild(io: CliIo, o: RepoFlags & { store?: string }, root
     const key = issueKey(repo, issue);
     const lease = await store.acquireLease(key, `checkpost rebuild (pid ${process.pid})`, 10 * 60_000);
     if (!lease) throw new CheckpostError(`a bot holds the writer lease of ${key} in ${file}: stop the bot first, then run \`checkpost rebuild\` again`);
-    const started = Date.now();
+    const now = clockOf(io);
+    const started = now().getTime();
     try {
       const comments = await rebuildIssue({ api: ctx.api, store, repo, issue });
-      printJson(io, { issue, store: file, comments, ms: Date.now() - started });
+      printJson(io, { issue, store: file, comments, ms: now().getTime() - started });
     } finally {
       await store.releaseLease(lease);
     }

@@ -5,7 +5,7 @@ import { ExitError } from "../../errors.ts";
 import { decideResume, freshnessOf } from "../../projection/index.ts";
 import { phaseMapFor } from "../phase-maps.ts";
 import type { CliRoot, RepoFlags } from "../context.ts";
-import { type CliIo, printJson } from "../io.ts";
+import { type CliIo, clockOf, printJson } from "../io.ts";
 import { usage } from "../parse-json-arg.ts";
 
 export interface StatusOptions extends RepoFlags {
@@ -30,7 +30,7 @@ export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promis
   const maps = io.env["CHECKPOST_PHASE_MAPS"];
   if (o.json) {
     const { snap, issue } = await ctx.withStore(async (s) => ({ snap: await s.snapshot(), issue: await s.issueNumber() }));
-    const now = new Date();
+    const now = clockOf(io)();
     printJson(io, {
       ...snap,
       // Each entry with the one resume decision (without the state: `latest.data` holds it) and its liveness.
@@ -54,7 +54,7 @@ export async function status(io: CliIo, o: StatusOptions, root: CliRoot): Promis
   for (let i = 0; ; i++) {
     const { text, model } = await ctx.withStore(async (s) => {
       const snap = await s.snapshot();
-      const now = new Date();
+      const now = clockOf(io)();
       const issue = await s.issueNumber();
       const model = buildDashboardModel(snap, now, { maxRows: 500, liveness: lv });
       return { model, text: renderStatusText(model, now, { color, liveness: lv, title: `${s.repo.owner}/${s.repo.repo}#${issue}` }) };

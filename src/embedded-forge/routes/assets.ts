@@ -24,7 +24,10 @@ import { issueCommentPayload, issuesPayload } from "../payloads.ts";
 import { bindBody, EditAttachmentOptions } from "../schemas.ts";
 import type { ApiResult, AttachmentRow, CommentRow, IssueRow, RepoRow, UserRow } from "../types.ts";
 import { FILE_TYPE_FORBIDDEN, uploadAllowed } from "../upload-verify.ts";
+import { addCrossReferences } from "../xref.ts";
+import { parseRfc3339ToUnix } from "../time.ts";
 import { loadComment } from "./comments.ts";
+import { updateTime } from "./update-date.ts";
 
 /** getIssueFromContext: GetIssueByIndex, a missing issue being NotFoundOrServerError's 404 `null`. */
 function issueOf(ctx: RequestContext, repo: RepoRow): IssueRow {
@@ -61,6 +64,19 @@ export const getIssueAttachment: RouteHandler = (ctx) => {
   return { status: 200, json: toApiAttachment(ctx.forge, attachmentOf(ctx, repo, issue)) };
 };
 
+/**
+ * ctx.Req.FormValue("updated_at") (issue_attachment.go:179-191, issue_comment_attachment.go:175-192): a
+ * multipart text field, else the query parameter. A value time.Parse rejects answers 500; then
+ * SetIssueUpdateDate (admins only, 403 otherwise) makes the upload's times that value (NoAutoTime).
+ */
+function uploadTime(ctx: RequestContext, repo: RepoRow, issue: IssueRow, doer: UserRow): { at: () => number; noAutoTime: boolean } {
+  const fields = ctx.body !== null && typeof ctx.body === "object" ? (ctx.body as Record<string, unknown>) : {};
+  const raw = typeof fields.updated_at === "string" ? fields.updated_at : (ctx.url.searchParams.get("updated_at") ?? "");
+  if (raw === "") return { at: () => ctx.forge.nowUnix(), noAutoTime: false };
+  if (parseRfc3339ToUnix(raw) === null) throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? `parsing time "${raw}" as "2006-01-02T15:04:05Z07:00": cannot parse "${raw}" as "2006"` : "");
+  return updateTime(ctx, repo, issue, doer, raw);
+}
+
 /** ctx.Req.FormFile("attachment"): its failure answers 500, whose message Forgejo blanks for non-admins in production (services/context/api.go:187-193). */
 function formFile(ctx: RequestContext, doer: UserRow): { filename: string; data: Buffer } {
   const file = ctx.files?.find((f) => f.field === "attachment");
@@ -77,12 +93,12 @@ function formFile(ctx: RequestContext, doer: UserRow): { filename: string; data:
  * the insert overwrites it with now unless the issue is NoAutoTime (attachment.go:36-40). Forgejo's own
  * TestAPICreateIssueAttachmentAutoDate asserts this.
  */
-function storeUpload(ctx: RequestContext, doer: UserRow, issue: IssueRow, commentId: number): AttachmentRow {
+function storeUpload(ctx: RequestContext, doer: UserRow, issue: IssueRow, commentId: number, createdUnix: number): AttachmentRow {
   const file = formFile(ctx, doer);
   const name = ctx.url.searchParams.get("name") || file.filename;
   if (!uploadAllowed(file.data.subarray(0, 1024), name, ctx.forge.attachmentAllowedTypes)) throw apiError(ctx.forge.baseUrl, 422, FILE_TYPE_FORBIDDEN);
   const store = ctx.forge.store;
-  const id = store.insertAttachment({ uuid: randomUUID(), issueId: issue.id, commentId, uploaderId: doer.id, name, data: file.data, createdUnix: ctx.forge.nowUnix() });
+  const id = store.insertAttachment({ uuid: randomUUID(), issueId: issue.id, commentId, uploaderId: doer.id, name, data: file.data, createdUnix });
   return store.attachmentById(id) as AttachmentRow;
 }
 
@@ -99,11 +115,14 @@ export const createIssueAttachment: RouteHandler = (ctx) => {
   const doer = requireToken(ctx);
   const issue = issueOf(ctx, repo);
   mustWrite(ctx, issue);
-  const attachment = storeUpload(ctx, doer, issue, 0);
+  const when = uploadTime(ctx, repo, issue, doer);
+  const attachment = storeUpload(ctx, doer, issue, 0, when.at());
   ctx.forge.seams.afterAttachmentStored?.(attachment.id);
-  if (!ctx.forge.store.changeIssueContent(issue.id, issue.body, issue.content_version, ctx.forge.nowUnix())) {
+  const now = when.at();
+  if (!ctx.forge.store.changeIssueContent(issue.id, issue.body, issue.content_version, now)) {
     throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? "the issue is already changed" : "");
   }
+  addCrossReferences(ctx.forge, issue, 0, doer, issue.title, issue.body, true, now); // issue_update.go:306
   const edited = issueEditedHook(ctx, repo, doer, issue.id, issue.body);
   return { status: 201, json: toApiAttachment(ctx.forge, attachment), after: edited };
 };
@@ -199,11 +218,14 @@ export const createCommentAttachment: RouteHandler = (ctx) => {
   requireToken(ctx);
   const { comment, issue } = loadComment(ctx, repo);
   const doer = mustWriteComment(ctx, repo, comment);
-  const attachment = storeUpload(ctx, doer, issue, comment.id);
+  const when = uploadTime(ctx, repo, issue, doer);
+  const attachment = storeUpload(ctx, doer, issue, comment.id, when.at());
   ctx.forge.seams.afterAttachmentStored?.(attachment.id);
-  if (!ctx.forge.store.changeCommentContent(comment.id, comment.body, comment.content_version, ctx.forge.nowUnix())) {
+  const now = when.at();
+  if (!ctx.forge.store.changeCommentContent(comment.id, comment.body, comment.content_version, now)) {
     throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? "the comment is already changed" : "");
   }
+  addCrossReferences(ctx.forge, issue, comment.id, doer, "", comment.body, true, now); // comment.go:1184
   return { status: 201, json: toApiAttachment(ctx.forge, attachment), after: commentEditedHook(ctx, repo, doer, comment, comment.body) };
 };
 

@@ -7,6 +7,8 @@ import { issueCommentPayload, type Changes } from "../payloads.ts";
 import { bindBody, CreateIssueCommentOption, EditIssueCommentOption } from "../schemas.ts";
 import type { CommentRow, IssueRow, RepoRow, UserRow } from "../types.ts";
 import { beforeSince } from "./query-time.ts";
+import { updateTime } from "./update-date.ts";
+import { addCrossReferences, neuterCommentReferences } from "../xref.ts";
 
 /**
  * GET /repos/{o}/{r}/issues/{index}/comments. Forgejo calls FindComments without ListOptions: every comment
@@ -28,12 +30,14 @@ export const listComments: RouteHandler = (ctx) => {
   };
 };
 
-function queueCommentHook(ctx: RequestContext, repo: RepoRow, issueId: number, comment: CommentRow, doer: UserRow, action: "created" | "edited" | "deleted", changes?: Changes) {
-  return (responded: Promise<void>) => {
-    const issue = ctx.forge.store.issueById(issueId);
-    if (!issue) return;
-    ctx.forge.webhooks.dispatch(repo.id, "issue_comment", issueCommentPayload(ctx.forge, action, issue, comment, repo, doer, changes), responded);
-  };
+/**
+ * The `issue_comment` webhook, its payload built now, as Forgejo's notifier builds it inside the handler
+ * (services/webhook/notifier.go:363-474): for `deleted`, the issue loaded before the delete, so its
+ * `comments` count still includes the deleted comment.
+ */
+function commentHook(ctx: RequestContext, repo: RepoRow, issue: IssueRow, comment: CommentRow, doer: UserRow, action: "created" | "edited" | "deleted", changes?: Changes) {
+  const payload = issueCommentPayload(ctx.forge, action, issue, comment, repo, doer, changes);
+  return (responded: Promise<void>) => ctx.forge.webhooks.dispatch(repo.id, "issue_comment", payload, responded);
 }
 
 export const createComment: RouteHandler = (ctx) => {
@@ -46,21 +50,21 @@ export const createComment: RouteHandler = (ctx) => {
   if (issue.is_locked === 1 && !canWrite(issuesMode) && doer.is_admin !== 1) {
     throw apiError(ctx.forge.baseUrl, 403, "You cannot comment on a locked issue.");
   }
+  // SetIssueUpdateDate (issue_comment.go:425-429): with `updated_at`, the comment and the issue carry it.
+  const now = updateTime(ctx, repo, issue, doer, form.value.updated_at ?? undefined).at();
   const store = ctx.forge.store;
-  const now = ctx.forge.nowUnix();
+  // CreateComment → updateCommentInfos: num_comments recounted, the issue's updated_unix set
+  // (models/issues/comment.go:906-921).
   const id = store.transaction(() => {
     const newId = store.insertComment(issue.id, doer.id, form.value.body, now, now);
     store.recountComments(issue.id);
     store.touchIssue(issue.id, now);
+    addCrossReferences(ctx.forge, issue, newId, doer, "", form.value.body, false, now); // comment.go:879
     return newId;
   });
-  const comment = store.commentById(id)!;
-  const fresh = store.issueById(issue.id)!;
-  return {
-    status: 201,
-    json: toApiComment(ctx.forge, comment, fresh, repo),
-    after: queueCommentHook(ctx, repo, issue.id, comment, doer, "created"),
-  };
+  const comment = store.commentById(id) as CommentRow;
+  const fresh = store.issueById(issue.id) as IssueRow;
+  return { status: 201, json: toApiComment(ctx.forge, comment, fresh, repo), after: commentHook(ctx, repo, fresh, comment, doer, "created") };
 };
 
 /** commentAssignment(): the comment must exist and belong to this repo. */
@@ -84,6 +88,11 @@ function mustOwnOrWrite(ctx: RequestContext, repo: RepoRow, comment: CommentRow,
   if (doer.id !== comment.poster_id && !canWrite(unitMode(ctx.forge, repo, doer, "issues"))) throw statusOnly(403);
 }
 
+/**
+ * PATCH …/issues/comments/{id} (issue_comment.go:602-634): UpdateComment writes the comment row only
+ * (models/issues/comment.go:1150-1192): its updated_at and content version move, even with the body
+ * unchanged; the issue's updated_at does NOT move. `updated_at` (admins) sets the comment's time.
+ */
 export const editComment: RouteHandler = (ctx) => {
   const { repo } = loadRepo(ctx);
   const doer = requireToken(ctx);
@@ -91,18 +100,15 @@ export const editComment: RouteHandler = (ctx) => {
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
   const { comment, issue } = loadComment(ctx, repo);
   mustOwnOrWrite(ctx, repo, comment, doer);
+  const now = updateTime(ctx, repo, issue, doer, form.value.updated_at ?? undefined).at();
   const store = ctx.forge.store;
-  const now = ctx.forge.nowUnix();
-  const oldBody = comment.body;
-  store.transaction(() => {
-    store.updateComment(comment.id, form.value.body, now);
-    store.touchIssue(issue.id, now);
-  });
-  const updated = store.commentById(comment.id)!;
+  if (!store.changeCommentContent(comment.id, form.value.body, comment.content_version, now)) throw apiError(ctx.forge.baseUrl, 500, doer.is_admin === 1 ? "the comment is already changed" : "");
+  addCrossReferences(ctx.forge, issue, comment.id, doer, "", form.value.body, true, now); // comment.go:1184
+  const updated = store.commentById(comment.id) as CommentRow;
   return {
     status: 200,
-    json: toApiComment(ctx.forge, updated, store.issueById(issue.id)!, repo),
-    after: queueCommentHook(ctx, repo, issue.id, updated, doer, "edited", { body: { from: oldBody } }),
+    json: toApiComment(ctx.forge, updated, issue, repo),
+    after: commentHook(ctx, repo, issue, updated, doer, "edited", { body: { from: comment.body } }),
   };
 };
 
@@ -112,9 +118,11 @@ export const deleteComment: RouteHandler = (ctx) => {
   const { comment, issue } = loadComment(ctx, repo);
   mustOwnOrWrite(ctx, repo, comment, doer);
   const store = ctx.forge.store;
+  const hook = commentHook(ctx, repo, issue, comment, doer, "deleted");
   store.transaction(() => {
     store.deleteComment(comment.id);
     store.recountComments(issue.id);
+    neuterCommentReferences(ctx.forge, issue.id, comment.id);
   });
-  return { status: 204, after: queueCommentHook(ctx, repo, issue.id, comment, doer, "deleted") };
+  return { status: 204, after: hook };
 };

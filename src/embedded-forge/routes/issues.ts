@@ -8,6 +8,8 @@ import { issuesPayload, type Changes } from "../payloads.ts";
 import { bindBody, CreateIssueOption, EditIssueOption } from "../schemas.ts";
 import type { IssueRow, RepoRow, UserRow } from "../types.ts";
 import { beforeSince } from "./query-time.ts";
+import { updateTime } from "./update-date.ts";
+import { addCrossReferences } from "../xref.ts";
 
 /** getUserIDForFilter: unknown user → 404 with the error in "errors". */
 function userFilter(ctx: RequestContext, name: string): UserRow | undefined {
@@ -64,16 +66,30 @@ export const getIssue: RouteHandler = (ctx) => {
   return { status: 200, json: toApiIssue(ctx.forge, issue, repo, ctx.doer) };
 };
 
-function queueIssueHook(ctx: RequestContext, repo: RepoRow, doer: UserRow, events: Array<{ action: "opened" | "edited" | "closed" | "reopened"; changes?: Changes }>, issueId: number) {
-  return (responded: Promise<void>) => {
-    const fresh = ctx.forge.store.issueById(issueId);
-    if (!fresh) return;
-    for (const e of events) {
-      ctx.forge.webhooks.dispatch(repo.id, "issues", issuesPayload(ctx.forge, e.action, fresh, repo, doer, e.changes), responded);
-    }
+/**
+ * The `issues` webhooks of one request. Forgejo builds each payload when its notifier runs, in the middle of
+ * the handler, and serializes it there (PrepareWebhooks → services/webhook/webhook.go:194): each event shows
+ * the issue as it was at that step, not as the request leaves it. `snap` takes that picture.
+ */
+function issueHooks(ctx: RequestContext, repo: RepoRow, doer: UserRow, issueId: number) {
+  const payloads: Record<string, unknown>[] = [];
+  return {
+    snap(action: "opened" | "edited" | "closed" | "reopened" | "label_updated", changes?: Changes): void {
+      const now = ctx.forge.store.issueById(issueId);
+      if (now) payloads.push(issuesPayload(ctx.forge, action, now, repo, doer, changes));
+    },
+    after(responded: Promise<void>): void {
+      for (const p of payloads) ctx.forge.webhooks.dispatch(repo.id, p.action === "label_updated" ? "issue_label" : "issues", p, responded);
+    },
   };
 }
 
+/**
+ * POST /repos/{o}/{r}/issues (routers/api/v1/repo/issue.go:665-765). issue_service.NewIssue stores the issue
+ * open, with its labels (only a writer's, :730-733), then notifies `opened` and, when labels were set,
+ * `label_updated` (services/issue/issue.go:50-53). `closed: true` then runs ChangeStatus (:747-756): a
+ * `closed` event follows, so the `opened` payload still shows the issue open.
+ */
 export const createIssue: RouteHandler = (ctx) => {
   const { repo, issuesMode } = loadRepo(ctx);
   const doer = requireToken(ctx);
@@ -81,26 +97,43 @@ export const createIssue: RouteHandler = (ctx) => {
   if (!form.ok) throw apiError(ctx.forge.baseUrl, 422, form.message);
   const now = ctx.forge.nowUnix();
   const store = ctx.forge.store;
+  let labelled = false;
   const issue = store.transaction(() => {
-    const created = store.createIssue(
-      { repoId: repo.id, posterId: doer.id, title: form.value.title, body: form.value.body ?? "", isPull: false, isClosed: form.value.closed === true, isLocked: false },
-      now,
-    );
+    const created = store.createIssue({ repoId: repo.id, posterId: doer.id, title: form.value.title, body: form.value.body ?? "", isPull: false, isClosed: false, isLocked: false }, now);
     // Setting labels is not allowed if the user is not a writer (Forgejo empties the list).
     if (canWrite(issuesMode)) {
-      for (const id of form.value.labels ?? []) if (store.labelOfRepo(repo.id, id)) store.addIssueLabel(created.id, id);
+      for (const id of form.value.labels ?? [])
+        if (store.labelOfRepo(repo.id, id)) {
+          store.addIssueLabel(created.id, id);
+          labelled = true;
+        }
     }
+    // newIssue → AddCrossReferences(removeOld false) (models/issues/issue_update.go:421).
+    addCrossReferences(ctx.forge, created, 0, doer, created.title, created.body, false, now);
     return created;
   });
-  const events: Array<{ action: "opened" | "closed" }> = [{ action: "opened" }];
-  if (form.value.closed) events.push({ action: "closed" });
-  return {
-    status: 201,
-    json: toApiIssue(ctx.forge, store.issueById(issue.id)!, repo, doer),
-    after: queueIssueHook(ctx, repo, doer, events, issue.id),
-  };
+  const hooks = issueHooks(ctx, repo, doer, issue.id);
+  hooks.snap("opened");
+  if (labelled) hooks.snap("label_updated");
+  if (form.value.closed === true) {
+    const open = store.issueById(issue.id) as IssueRow;
+    store.updateIssue(issue.id, { title: open.title, body: open.body, isClosed: true, closedUnix: now, isLocked: open.is_locked === 1 }, now);
+    hooks.snap("closed");
+  }
+  return { status: 201, json: toApiIssue(ctx.forge, store.issueById(issue.id) as IssueRow, repo, doer), after: (r) => hooks.after(r) };
 };
 
+/**
+ * PATCH /repos/{o}/{r}/issues/{index} (routers/api/v1/repo/issue.go:768-952), step by step as Forgejo:
+ * - SetIssueUpdateDate with `updated_at` (:831-835; update-date.ts);
+ * - a non-empty title that differs: ChangeTitle, one `edited` with changes.title (services/issue/issue.go:62-100);
+ * - a body, changed or NOT: ChangeContent at the version just read (:844-855). ChangeIssueContent does not
+ *   compare old and new, so an unchanged body still moves updated_at, raises the version and sends `edited`
+ *   with changes.body (models/issues/issue_update.go:262-311, services/issue/content.go:15-25);
+ * - a state that differs: ChangeStatus, `closed` or `reopened` (:917-939).
+ * Each event's payload is the issue at its step: the title event carries the old body, the body event the
+ * old state. Forgejo answers 201 Created here (not 200), as its swagger says.
+ */
 export const editIssue: RouteHandler = (ctx) => {
   const { repo } = loadRepo(ctx);
   const doer = requireToken(ctx);
@@ -110,42 +143,34 @@ export const editIssue: RouteHandler = (ctx) => {
   // Forgejo: neither poster nor writer → ctx.Status(403), an empty body.
   if (issue.poster_id !== doer.id && !canWrite(unitMode(ctx.forge, repo, doer, "issues"))) throw statusOnly(403);
   const f = form.value;
-  const events: Array<{ action: "edited" | "closed" | "reopened"; changes?: Changes }> = [];
-  let title = issue.title;
-  let body = issue.body;
-  let isClosed = issue.is_closed === 1;
-  let closedUnix = issue.closed_unix;
-  const now = ctx.forge.nowUnix();
+  const when = updateTime(ctx, repo, issue, doer, f.updated_at ?? undefined);
+  const store = ctx.forge.store;
+  const hooks = issueHooks(ctx, repo, doer, issue.id);
+  const current = () => store.issueById(issue.id) as IssueRow;
+  const save = (i: IssueRow, c: Partial<{ title: string; isClosed: boolean; closedUnix: number }>) =>
+    store.updateIssue(i.id, { title: c.title ?? i.title, body: i.body, isClosed: c.isClosed ?? i.is_closed === 1, closedUnix: c.closedUnix ?? i.closed_unix, isLocked: i.is_locked === 1 }, when.at());
   if (f.title && f.title !== issue.title) {
-    events.push({ action: "edited", changes: { title: { from: issue.title } } });
-    title = f.title;
+    save(current(), { title: f.title });
+    const titled = current();
+    addCrossReferences(ctx.forge, titled, 0, doer, titled.title, titled.body, true, when.at()); // issue_update.go:184
+    hooks.snap("edited", { title: { from: issue.title } });
   }
-  if (f.body !== undefined && f.body !== issue.body) {
-    events.push({ action: "edited", changes: { body: { from: issue.body } } });
-    body = f.body;
+  if (f.body !== undefined) {
+    const before = current();
+    if (!store.changeIssueContent(issue.id, f.body, before.content_version, when.at())) throw apiError(ctx.forge.baseUrl, 400, "the issue is already changed");
+    addCrossReferences(ctx.forge, before, 0, doer, before.title, f.body, true, when.at()); // issue_update.go:306
+    hooks.snap("edited", { body: { from: before.body } });
   }
   if (f.state !== undefined) {
     const wantClosed = f.state === "closed";
-    if (wantClosed !== isClosed) {
-      isClosed = wantClosed;
-      closedUnix = wantClosed ? now : 0;
-      events.push({ action: wantClosed ? "closed" : "reopened" });
+    const before = current();
+    if (wantClosed !== (before.is_closed === 1)) {
+      // doChangeIssueStatus: ClosedUnix is the NoAutoTime date when one was given, else now (issue_update.go:86-93).
+      save(before, { isClosed: wantClosed, closedUnix: wantClosed ? when.at() : 0 });
+      hooks.snap(wantClosed ? "closed" : "reopened");
     }
   }
-  if (events.length > 0) {
-    ctx.forge.store.updateIssue(issue.id, { title, body, isClosed, closedUnix, isLocked: issue.is_locked === 1 }, now);
-  }
-  // Forgejo's API edit changes the content whenever a body is sent, at the version it just read, so it
-  // never conflicts; the version still moves on (routers/api/v1/repo/issue.go:864, ChangeContent with
-  // issue.ContentVersion; EditIssueOption in modules/structs/issue.go has no content_version field).
-  // Only the web edit names a version and can be refused (web-actions.ts).
-  if (f.body !== undefined) ctx.forge.store.changeIssueContent(issue.id, body, issue.content_version, events.length ? now : issue.updated_unix);
-  // Forgejo answers 201 Created here (not 200), as its swagger says.
-  return {
-    status: 201,
-    json: toApiIssue(ctx.forge, ctx.forge.store.issueById(issue.id)!, repo, doer),
-    after: queueIssueHook(ctx, repo, doer, events, issue.id),
-  };
+  return { status: 201, json: toApiIssue(ctx.forge, current(), repo, doer), after: (r) => hooks.after(r) };
 };
 
 /**

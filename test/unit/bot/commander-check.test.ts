@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CommanderCheck } from "../../../src/bot/commander-check.ts";
-import { ForgejoApiError } from "../../../src/errors.ts";
+import { HostError } from "../../../src/errors.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 const repo = { owner: "acme", repo: "work" };
@@ -49,7 +49,7 @@ describe("CommanderCheck: who Forgejo lets write issues", () => {
   it("a team whose members the bot may not read (403): refused, and the log says why once", async () => {
     const { host, check, warnings } = setup();
     host.isTeamMember = async () => {
-      throw new ForgejoApiError("Must be a team member", 403, "GET", "/teams/1/members/ivy");
+      throw new HostError("Must be a team member", "forbidden");
     };
     expect(await check.mayCommand("ivy")).toBe(false);
     expect(await check.mayCommand("rex")).toBe(false);

@@ -58,4 +58,34 @@ describe("TrackerUpkeep.maintain", () => {
     expect(api.issues.size).toBe(2);
     expect((await store.issueMeta(issueKey(repo, 1))).successor).toBe(2);
   });
+
+  it("skips health compaction on a host with no attachment API, and says so once", async () => {
+    const store = createSqliteProjectionStore(":memory:");
+    const api = new FakeIssueHost({ login: "bot", capabilities: { attachments: false } });
+    api.addIssue({ number: 1, title: "session" });
+    const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    const said: string[] = [];
+    const logger = { info: (_o: unknown, m: string) => void said.push(m), warn: () => {}, debug: () => {} };
+    const ctx = {
+      o: {
+        api,
+        repo,
+        issue: 1,
+        policy: { trustedAuthors: new Set(["bot"]) },
+        store,
+        logger,
+        lease: { current: () => ({ name: lease.name, token: lease.token }) },
+        compaction: { retentionMs: 0, intervalMs: 1000 },
+      },
+      now: () => new Date(),
+      storeKey: issueKey(repo, 1),
+      key: "o/r#1",
+    } as unknown as TrackerContext;
+    const upkeep = new TrackerUpkeep(ctx);
+    expect(await upkeep.compact()).toBeNull();
+    expect(await upkeep.compact()).toBeNull();
+    expect(said.filter((m) => /compaction.*is off/.test(m))).toHaveLength(1);
+    expect(api.calls).toEqual([]);
+  });
 });
