@@ -287,6 +287,18 @@ describe("checkpost snapshot", () => {
     const dir2 = into();
     expect((await w.cli(["snapshot", "restore", ...A, "--into", dir2])).json()).toMatchObject({ issue: next.number });
     expect(readFileSync(join(dir2, "t.jsonl"))).toEqual(readFileSync(file));
+    // Retention reaches back across the rollover: with KEEP=1 the closed issue's [SNAPSHOT] goes; its
+    // parts comment stays, since it holds the prefix the new snapshot still uses.
+    appendFileSync(file, jsonl(110, 120));
+    const kept = await w.cli(["snapshot", "save", ...A, "t.jsonl"], { CHECKPOST_SNAPSHOT_KEEP: "1" });
+    expect(kept.json()).toMatchObject({ changed: true, pruned: 2 });
+    const oldBodies = (await w.comments(w.issue)).map((c) => c.body);
+    expect(oldBodies.filter((b) => b.startsWith("[SNAPSHOT]"))).toHaveLength(0);
+    expect(oldBodies.filter((b) => b.startsWith("<!-- checkpost:snapshot-parts"))).toHaveLength(1);
+    expect((await w.comments(next.number)).filter((c) => c.body.startsWith("[SNAPSHOT]"))).toHaveLength(1);
+    const dir3 = into();
+    expect((await w.cli(["snapshot", "restore", ...A, "--into", dir3])).code).toBe(0);
+    expect(readFileSync(join(dir3, "t.jsonl"))).toEqual(readFileSync(file));
   });
 
   it("checkpost status shows each agent's latest snapshot: files, size, sealed or not, age", async () => {
