@@ -46,6 +46,13 @@ const NOT_IN_MANIFEST: Record<string, string> = {
   CHECKPOST_DEBUG_CODE_CACHE: "the CLI's code cache diagnostics",
   CHECKPOST_PHASE_MAPS: "the CLI's phase maps",
   CHECKPOST_BOT_LOGIN: "doctor only",
+  // Snapshots are taken and restored by agents (CLI, library, MCP), never by the bot (docs/snapshots.md).
+  CHECKPOST_STATE_KEY: "agents' snapshots only; the bot never reads snapshot contents",
+  CHECKPOST_STATE_OLD_KEYS: "agents' snapshot restores only",
+  CHECKPOST_SNAPSHOT_CHUNK_BYTES: "agents' snapshot saves only",
+  CHECKPOST_SNAPSHOT_MAX_FILE_BYTES: "agents' snapshot saves only",
+  CHECKPOST_SNAPSHOT_MAX_TOTAL_BYTES: "agents' snapshot saves only",
+  CHECKPOST_SNAPSHOT_KEEP: "agents' snapshot saves only",
   CHECKPOST_INSECURE_NO_WEBHOOK_SECRET: "local development only; never in a deployment",
   CHECKPOST_FORGE_PORT: "the embedded Forgejo of `npm start` only",
   CHECKPOST_DATA_DIR: "set by the image (ENV) for its SQLite mode; unused with CHECKPOST_DATABASE_URL",
