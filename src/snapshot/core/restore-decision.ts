@@ -1,5 +1,13 @@
 import type { FileEntry } from "./manifest.ts";
 
+/**
+ * How close to the snapshot's time a local change still counts as "after it". File times come from the
+ * kernel's coarse clock (a few ms behind the wall clock on Linux) and from other machines, so a file written
+ * just after a save can carry an mtime a little before the manifest's `created`: within this margin the file
+ * is kept, the safe side (a restore with --force still writes it).
+ */
+export const MTIME_MARGIN_MS = 2000;
+
 /** What a restore does with one file, and why. */
 export type RestoreAction = { kind: "write" } | { kind: "same" } | { kind: "keep"; why: string };
 
@@ -16,6 +24,6 @@ export function decideRestore(
   if (local.size === entry.size && local.sha256 === entry.sha256) return { kind: "same" };
   if (o.force) return { kind: "write" };
   if (local.size > entry.size && local.prefixSha256 === entry.sha256) return { kind: "keep", why: `it extends the snapshot (${local.size} bytes locally, ${entry.size} in the snapshot)` };
-  if (local.mtimeMs > o.snapshotTakenMs) return { kind: "keep", why: "it changed after the snapshot was taken" };
+  if (local.mtimeMs > o.snapshotTakenMs - MTIME_MARGIN_MS) return { kind: "keep", why: "it changed after the snapshot was taken" };
   return { kind: "write" };
 }

@@ -69,13 +69,15 @@ describe("the restore decision", () => {
   const entry = { size: 10, sha256: "a".repeat(64) };
   const local = (size: number, sha: string, prefix: string | null, mtimeMs: number) => ({ size, sha256: sha, prefixSha256: prefix, mtimeMs });
   it("writes missing and older files, keeps newer ones and extensions unless forced", () => {
-    const o = { snapshotTakenMs: 1000, force: false };
+    const o = { snapshotTakenMs: 10_000, force: false };
     expect(decideRestore(entry, null, o)).toEqual({ kind: "write" });
-    expect(decideRestore(entry, local(10, "a".repeat(64), "a".repeat(64), 5000), o)).toEqual({ kind: "same" });
-    expect(decideRestore(entry, local(12, "b".repeat(64), "a".repeat(64), 500), o)).toMatchObject({ kind: "keep", why: expect.stringContaining("extends") });
-    expect(decideRestore(entry, local(8, "b".repeat(64), null, 5000), o)).toMatchObject({ kind: "keep", why: expect.stringContaining("after the snapshot") });
-    expect(decideRestore(entry, local(8, "b".repeat(64), null, 500), o)).toEqual({ kind: "write" });
-    expect(decideRestore(entry, local(12, "b".repeat(64), "a".repeat(64), 5000), { ...o, force: true })).toEqual({ kind: "write" });
+    expect(decideRestore(entry, local(10, "a".repeat(64), "a".repeat(64), 20_000), o)).toEqual({ kind: "same" });
+    expect(decideRestore(entry, local(12, "b".repeat(64), "a".repeat(64), 1000), o)).toMatchObject({ kind: "keep", why: expect.stringContaining("extends") });
+    expect(decideRestore(entry, local(8, "b".repeat(64), null, 20_000), o)).toMatchObject({ kind: "keep", why: expect.stringContaining("after the snapshot") });
+    expect(decideRestore(entry, local(8, "b".repeat(64), null, 1000), o)).toEqual({ kind: "write" });
+    // Written just after the save, but stamped by the kernel's coarse clock a few ms before `created`: kept.
+    expect(decideRestore(entry, local(8, "b".repeat(64), null, 9_997), o)).toMatchObject({ kind: "keep" });
+    expect(decideRestore(entry, local(12, "b".repeat(64), "a".repeat(64), 20_000), { ...o, force: true })).toEqual({ kind: "write" });
   });
 });
 
