@@ -26,8 +26,11 @@ function stderrLogDestination(): DestinationStream {
   return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
-/** Build the store from env and flags. Flags win over env. */
-export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
+/**
+ * Build the store from env and flags. Flags win over env. `shared.fetch`: a long-lived process that runs
+ * many commands (`checkpost mcp`) passes one, so each command does not open its own keep-alive sockets.
+ */
+export function cliContext(io: CliIo, flags: RepoFlags, shared: { fetch?: typeof globalThis.fetch } = {}): CliContext {
   const env = parseEnv(ClientEnvSchema, io.env);
   // The instance root; a URL given with /api/v1 is the same instance (the client adds /api/v1).
   const url = (flags.url ?? env.FORGEJO_URL)?.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
@@ -42,7 +45,7 @@ export function cliContext(io: CliIo, flags: RepoFlags): CliContext {
     (line) => io.err(line),
   );
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
-  const fetch = nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined);
+  const fetch = flags.debug || !shared.fetch ? nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined) : shared.fetch;
   const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
   const cache = new IssueCache(env.CHECKPOST_CACHE_DIR, io.env);
   const cacheKey = [url, repo.owner, repo.repo, env.CHECKPOST_SESSION_TITLE, env.CHECKPOST_SESSION_LABEL].join("|");

@@ -17,6 +17,7 @@ const hotRoot: CliRoot = {
   forgejo: notHot("CliRoot.forgejo"),
   openBotStore: notHot("CliRoot.openBotStore"),
   forge: notHot("CliRoot.forge"),
+  mcp: notHot("CliRoot.mcp"),
 };
 
 void runCliWith(process.argv.slice(2), processIo(), hotRoot).then(async (code) => {

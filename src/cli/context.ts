@@ -36,6 +36,12 @@ export interface ForgeFlags {
   repo?: string;
 }
 
+/** `checkpost mcp`'s flags: the global ones it passes on to every call it runs. */
+export interface McpFlags {
+  debug?: boolean;
+  envFile?: string;
+}
+
 /**
  * What the commands are given by the composition root (src/app/cli-root.ts): the settings read from the
  * environment, the Forgejo client, the stores and caches, the embedded forge. Commands open none of
@@ -53,4 +59,6 @@ export interface CliRoot {
   openBotStore(io: CliIo, file: string | undefined): Promise<{ store: ProjectionStore; file: string }>;
   /** `checkpost forge`: the embedded Forgejo on its own, until Ctrl-C. */
   forge(io: CliIo, o: ForgeFlags): Promise<void>;
+  /** `checkpost mcp`: the MCP server on stdio (docs/mcp.md), until the client closes stdin. */
+  mcp(io: CliIo, o: McpFlags): Promise<void>;
 }

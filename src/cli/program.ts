@@ -206,6 +206,14 @@ An agent with no checkpoint answers a fresh start (exit 0) and stderr names the 
     .action(async (o) => (await import("./commands/doctor.ts")).doctor(io, { ...o, debug: debug() }, root));
 
   program
+    .command("mcp")
+    .description("serve checkpoint_save, checkpoint_resume, health_report, session_status, snapshot_save and snapshot_restore to an MCP client on stdio (docs/mcp.md)")
+    .action(async () => {
+      const g = program.opts<{ debug?: boolean; envFile?: string }>();
+      await root.mcp(io, { debug: g.debug === true, ...(g.envFile !== undefined ? { envFile: g.envFile } : {}) });
+    });
+
+  program
     .command("forge")
     .description("run the embedded Forgejo-compatible server on its own")
     .option("--port <n>", "port (0: random)", int("--port"), 3001)

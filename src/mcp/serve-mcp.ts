@@ -1,0 +1,77 @@
+// `checkpost mcp`'s server: the tools of ./mcp-tools.ts on MCP's stdio transport, built with the official
+// SDK. Each call becomes the CLI call it stands for, run in this process through `run` (given by the
+// composition root, src/app/cli-mcp.ts), so the answer is what the CLI prints by construction.
+// The SDK is an optional peer dependency: this module is imported only by `checkpost mcp`.
+import type { Readable, Writable } from "node:stream";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { MCP_TOOLS } from "./mcp-tools.ts";
+import { type CliRun, type ToolAnswer, badArguments, toolAnswer } from "./tool-answer.ts";
+
+export interface ServeMcpOptions {
+  /** Run one CLI call in this process and return what it printed. */
+  run(argv: string[]): Promise<CliRun>;
+  /** checkpost's version, which the server reports to the client. */
+  version: string;
+  /** The protocol's channel: the process's stdin and stdout. Nothing else may write to `stdout`. */
+  stdin: Readable;
+  stdout: Writable;
+  /** Where the server says what it does (stderr, which MCP clients keep as the server's log). */
+  log(line: string): void;
+}
+
+/** Said to the client at start-up; clients may show it to the model beside the tools' descriptions. */
+const INSTRUCTIONS =
+  "checkpost keeps your progress on a Forgejo issue so that work survives a crash or a restart. " +
+  "Start every task with checkpoint_resume and continue from its resume_point and state. " +
+  "After each step that would be costly to redo, call checkpoint_save with the phase just finished and the data needed to continue. " +
+  "Obey a directive (pause, rewind, release) that checkpoint_resume or checkpoint_save returns.";
+
+const result = (a: ToolAnswer) => ({ content: a.texts.map((text) => ({ type: "text" as const, text })), ...(a.isError ? { isError: true } : {}) });
+
+/**
+ * Serve until the client closes stdin (or the transport fails), then return once the calls in flight
+ * have answered. Calls run one at a time, in the order they arrive: the CLI's per-machine memory (the
+ * writer fence `resume` takes, the session issue's number) is then read and written as by one agent
+ * running the CLI step after step.
+ */
+export async function serveMcp(o: ServeMcpOptions): Promise<void> {
+  const server = new McpServer({ name: "checkpost", version: o.version }, { instructions: INSTRUCTIONS });
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = (argv: string[]): Promise<CliRun> => {
+    const p = queue.then(() => o.run(argv));
+    queue = p.catch(() => undefined);
+    return p;
+  };
+  for (const tool of MCP_TOOLS) {
+    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...tool.hints } }, async (args) => {
+      // The SDK checks the arguments against the schema first; checked again here, so that a client or an
+      // SDK version that lets a bad call through still gets a tool error naming the argument.
+      let argv: string[];
+      try {
+        argv = tool.argv(args);
+      } catch (e) {
+        return result(badArguments(tool, e));
+      }
+      try {
+        return result(toolAnswer(tool, await serial(argv)));
+      } catch (e) {
+        // runCli reports every failure as an exit code; this is a bug, still answered as the call's error.
+        return result({ isError: true, texts: [`checkpost: ${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`] });
+      }
+    });
+  }
+  const transport = new StdioServerTransport(o.stdin, o.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  server.server.onerror = (e) => o.log(`checkpost mcp: ${e.message}`);
+  // The SDK's transport does not watch for the end of stdin; the client closing it is the end of the session.
+  const ended = () => void queue.then(() => server.close());
+  o.stdin.once("end", ended);
+  o.stdin.once("close", ended);
+  await server.connect(transport);
+  o.log(`checkpost mcp ${o.version}: serving ${MCP_TOOLS.map((t) => t.name).join(", ")} on stdio`);
+  await closed;
+  await queue;
+}

@@ -1,0 +1,199 @@
+// `checkpost mcp` driven as an MCP client drives it: the SDK's own Client over its StdioClientTransport,
+// which spawns the CLI from source, against the embedded Forgejo on a random port. Each answer is compared
+// with what the CLI prints for the same call, run in this process.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/app/cli.ts";
+import type { CliIo } from "../../src/cli/io.ts";
+import { forgeWorld } from "../helpers/forge-fixture.ts";
+import type { ForgeWorld } from "../helpers/forge-fixture.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+let world: ForgeWorld;
+let client: Client;
+let transport: StdioClientTransport;
+let envFile: string;
+/** The settings, as the server reads them from its --env-file (its own environment has none of them). */
+let settings: NodeJS.ProcessEnv;
+const serverLog: string[] = [];
+
+interface ToolResult {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+}
+
+async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+const texts = (r: ToolResult) => r.content.map((c) => c.text ?? "");
+const answer = (r: ToolResult) => JSON.parse(texts(r)[0] ?? "") as Record<string, unknown>;
+
+/** The same call through the CLI, in this process: what a person at a shell would read. */
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => "", env: settings, cwd: root };
+  const code = await runCli(argv, io);
+  return { code, out: out.join("\n").trim(), err: err.join("\n").trim() };
+}
+
+beforeAll(async () => {
+  world = await forgeWorld();
+  const dir = mkdtempSync(join(tmpdir(), "checkpost-mcp-"));
+  settings = { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: join(dir, "cache") };
+  envFile = join(dir, "checkpost.env");
+  writeFileSync(
+    envFile,
+    `${Object.entries(settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n")}\n`,
+  );
+  // No FORGEJO_* in the server's environment (the SDK passes only PATH, HOME and the like): settings come from the file.
+  transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", "src/app/cli-main.ts", "--env-file", envFile, "mcp"], cwd: root, stderr: "pipe" });
+  transport.stderr?.on("data", (c: Buffer) => serverLog.push(c.toString()));
+  client = new Client({ name: "checkpost-test", version: "0.0.0" });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await world?.close();
+});
+
+describe("checkpost mcp over stdio (SDK client)", () => {
+  it("lists the six tools, each with a description and an input schema", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["checkpoint_resume", "checkpoint_save", "health_report", "session_status", "snapshot_restore", "snapshot_save"]);
+    for (const t of tools) {
+      expect(t.description?.length, t.name).toBeGreaterThan(100);
+      expect(t.inputSchema.type).toBe("object");
+    }
+    const save = tools.find((t) => t.name === "checkpoint_save");
+    expect(save?.inputSchema.required).toEqual(expect.arrayContaining(["agent", "session", "phase", "data"]));
+    expect(client.getInstructions()).toMatch(/checkpoint_resume/);
+    expect(serverLog.join("")).toMatch(/serving checkpoint_resume, checkpoint_save/);
+  });
+
+  it("a fresh agent resumes at start, with the CLI's note on the agents that have checkpoints", async () => {
+    const r = await call("checkpoint_resume", { agent: "mcp-worker", session: "fresh" });
+    expect(r.isError).toBeFalsy();
+    expect(answer(r)).toMatchObject({ resume_point: "start", phase: "fresh_start", state: {}, checkpoint: null });
+    expect(texts(r)[1]).toBe((await cli(["resume", "--agent", "mcp-worker", "--session", "fresh"])).err);
+    expect(texts(r)[1]).toMatch(/no checkpoint for mcp-worker in session fresh; known agents:/);
+  });
+
+  it("a bad call answers isError with the message, and the same server then takes the good call", async () => {
+    // Refused by the schema: no agent, data not an object.
+    const noAgent = await call("checkpoint_save", { session: "s1", phase: "p", data: "not an object" });
+    expect(noAgent.isError).toBe(true);
+    expect(texts(noAgent).join("\n")).toMatch(/agent/);
+    expect(texts(noAgent).join("\n")).toMatch(/data/);
+    // Accepted by the schema, refused by the CLI: the tool answers the CLI's own message, word for word.
+    const twoLines = await call("checkpoint_save", { agent: "mcp-worker", session: "s1", phase: "tests\ngreen", data: {} });
+    expect(twoLines.isError).toBe(true);
+    const shell = await cli(["save", "--agent=mcp-worker", "--session=s1", "--phase=tests\ngreen", "--data={}"]);
+    expect(shell.code).toBe(1);
+    expect(texts(twoLines)).toEqual([shell.err]);
+    expect(shell.err).toMatch(/phase must be a single line/);
+    // A tool that does not exist: an error result too, and the server goes on.
+    const unknown = await call("checkpoint_delete", {});
+    expect(unknown.isError).toBe(true);
+
+    const ok = await call("checkpoint_save", { agent: "mcp-worker", session: "s1", phase: "tests_green", data: { commit_sha: "abc" } });
+    expect(ok.isError).toBeFalsy();
+    expect(answer(ok)).toMatchObject({ issue: world.issue, kind: "checkpoint", agent: "mcp-worker", session: "s1", phase: "tests_green", data: { commit_sha: "abc" }, directive: null });
+    expect(answer(ok)["comment_id"]).toEqual(expect.any(Number));
+  });
+
+  it("a resume of a 2 KiB state answers the CLI's JSON in under 4 KiB", async () => {
+    // A realistic state: file paths, decisions and to-dos, 2 KiB of JSON.
+    const todo = Array.from({ length: 40 }, (_, i) => `src/module-${i}/file-${i}.ts: refactor step ${i} done`);
+    const state: Record<string, unknown> = { branch: "feat/mcp", commit_sha: "0123456789abcdef0123456789abcdef01234567", todo };
+    while (JSON.stringify(state).length < 2048) (state["todo"] as string[]).push("one more thing to check before the pull request");
+    expect(JSON.stringify(state).length).toBeGreaterThanOrEqual(2048);
+    const saved = await call("checkpoint_save", { agent: "mcp-worker", session: "big", phase: "refactor_half_done", data: state });
+    expect(saved.isError).toBeFalsy();
+
+    const r = await call("checkpoint_resume", { agent: "mcp-worker", session: "big" });
+    expect(r.isError).toBeFalsy();
+    const bytes = Buffer.byteLength(texts(r).join(""));
+    expect(bytes).toBeLessThan(4096);
+    expect(answer(r)).toMatchObject({ resume_point: "refactor_half_done", phase: "refactor_half_done", state, mapped: false, directive: null, not_used: [] });
+    // The CLI's answer for the same call, but for the moment the liveness was measured.
+    const shell = await cli(["resume", "--agent", "mcp-worker", "--session", "big"]);
+    const { liveness: _a, ...viaMcp } = answer(r);
+    const { liveness: _b, ...viaCli } = JSON.parse(shell.out) as Record<string, unknown>;
+    expect(viaMcp).toEqual(viaCli);
+  });
+
+  it("resume then save continues the fence, as the CLI does on one machine", async () => {
+    const r = await call("checkpoint_resume", { agent: "mcp-worker", session: "s1", take_over: true });
+    const { epoch, next_seq } = answer(r) as { epoch: number; next_seq: number };
+    expect(answer(r)).toMatchObject({ phase: "tests_green", takeover_comment_id: expect.any(Number) });
+    const s = await call("checkpoint_save", { agent: "mcp-worker", session: "s1", phase: "pr_opened", data: { pr: 12 } });
+    expect(answer(s)).toMatchObject({ epoch, seq: next_seq, phase: "pr_opened" });
+    // An epoch below that fence is the CLI's usage error (exit 2), with the values to pass.
+    const low = await call("checkpoint_save", { agent: "mcp-worker", session: "s1", phase: "x", data: {}, epoch: 0 });
+    expect(low.isError).toBe(true);
+    expect(texts(low).join("")).toMatch(new RegExp(`--epoch 0 is below epoch ${epoch}`));
+  });
+
+  it("health_report and session_status answer what the CLI prints", async () => {
+    const h = await call("health_report", { agent: "mcp-worker", session: "s1", metrics: { tests_passing: 41 } });
+    expect(h.isError).toBeFalsy();
+    expect(answer(h)).toMatchObject({ kind: "health", agent: "mcp-worker", session: "s1", status: "Active", metrics: { tests_passing: 41 } });
+
+    const st = await call("session_status", {});
+    expect(st.isError).toBeFalsy();
+    const snap = answer(st) as { entries: { agent: string; session: string }[]; repo: string; issue: number };
+    expect(snap).toMatchObject({ repo: "agent/work", issue: world.issue });
+    expect(
+      snap.entries
+        .filter((e) => e.agent === "mcp-worker")
+        .map((e) => e.session)
+        .sort(),
+    ).toEqual(["big", "s1"]);
+    const shell = await cli(["status", "--json"]);
+    expect(Object.keys(snap).sort()).toEqual(Object.keys(JSON.parse(shell.out) as object).sort());
+    // `status` exits 3 when something needs attention; the tool says so in a last line, not as an error.
+    expect(texts(st).length === 2).toBe(shell.code === 3);
+  });
+
+  it("snapshot_save and snapshot_restore run `checkpost snapshot save|restore` and answer its errors as isError", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "checkpost-mcp-snap-"));
+    const missing = join(dir, "no-such-transcript.jsonl");
+    const save = await call("snapshot_save", { agent: "mcp-worker", session: "s1", paths: [missing] });
+    expect(save.isError).toBe(true);
+    expect(texts(save).join("\n")).toBe((await cli(["snapshot", "save", "--agent=mcp-worker", "--session=s1", "--", missing])).err);
+    const restore = await call("snapshot_restore", { agent: "nobody", session: "s1", into: join(dir, "restored") });
+    expect(restore.isError).toBe(true);
+    expect(texts(restore).join("\n")).toBe((await cli(["snapshot", "restore", "--agent=nobody", "--session=s1", `--into=${join(dir, "restored")}`])).err);
+    // And the server still answers.
+    expect((await call("checkpoint_resume", { agent: "mcp-worker", session: "s1" })).isError).toBeFalsy();
+  });
+});
+
+describe("checkpost mcp's process", () => {
+  it("exits 0 when the client closes stdin, and writes nothing but the protocol on stdout", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/app/cli-main.ts", "--env-file", envFile, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
+    expect(await exited).toBe(0);
+    expect(
+      Buffer.concat(out)
+        .toString()
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+  });
+});
