@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,12 +16,15 @@ import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+/** `checkpost mcp` from the sources, startable from any folder (tsx by its own path, not looked up from the cwd). */
+const serverArgs = ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href, join(root, "src/app/cli-main.ts"), "mcp"];
 
 let world: ForgeWorld;
 let client: Client;
 let transport: StdioClientTransport;
-let envFile: string;
-/** The settings, as the server reads them from its --env-file (its own environment has none of them). */
+/** The server's working folder, with the settings in its .env. */
+let cwd: string;
+/** The settings, as the server reads them from ./.env (its own environment has none of them). */
 let settings: NodeJS.ProcessEnv;
 const serverLog: string[] = [];
 
@@ -48,15 +52,16 @@ beforeAll(async () => {
   world = await forgeWorld();
   const dir = mkdtempSync(join(tmpdir(), "checkpost-mcp-"));
   settings = { FORGEJO_URL: world.forge.url, FORGEJO_TOKEN: world.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: join(dir, "cache") };
-  envFile = join(dir, "checkpost.env");
+  cwd = dir;
   writeFileSync(
-    envFile,
-    `${Object.entries(settings)
-      .map(([k, v]) => `${k}=${v}`)
-      .join("\n")}\n`,
+    join(dir, ".env"),
+    Object.entries(settings)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(""),
   );
-  // No FORGEJO_* in the server's environment (the SDK passes only PATH, HOME and the like): settings come from the file.
-  transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", "src/app/cli-main.ts", "--env-file", envFile, "mcp"], cwd: root, stderr: "pipe" });
+  // No FORGEJO_* in the server's environment (the SDK passes only PATH, HOME and the like): the settings
+  // come from ./.env in the folder the client starts the server in, as for the CLI.
+  transport = new StdioClientTransport({ command: process.execPath, args: serverArgs, cwd, stderr: "pipe" });
   transport.stderr?.on("data", (c: Buffer) => serverLog.push(c.toString()));
   client = new Client({ name: "checkpost-test", version: "0.0.0" });
   await client.connect(transport);
@@ -182,7 +187,7 @@ describe("checkpost mcp over stdio (SDK client)", () => {
 
 describe("checkpost mcp's process", () => {
   it("exits 0 when the client closes stdin, and writes nothing but the protocol on stdout", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/app/cli-main.ts", "--env-file", envFile, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, serverArgs, { cwd, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => out.push(c));
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
