@@ -3,4 +3,8 @@
 import { processIo } from "./cli-io.ts";
 import { runCli } from "./cli.ts";
 
-process.exitCode = await runCli(process.argv.slice(2), processIo());
+// `npm run checkpost -- …` puts a `--` first so that Node does not take checkpost's --env-file for its own
+// (nodejs/node#54232; bin/checkpost.cjs does the same); it is not the user's.
+const argv = process.argv.slice(2);
+if (argv[0] === "--") argv.shift();
+process.exitCode = await runCli(argv, processIo());

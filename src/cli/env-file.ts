@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
-import { ConfigError } from "../errors.ts";
+import { ExitError } from "../errors.ts";
+import { EXIT } from "./exit-codes.ts";
 
 /**
  * The value of `--env-file <file>` / `--env-file=<file>` in argv, read before commander runs because
@@ -31,7 +32,8 @@ export function withEnvFile(env: NodeJS.ProcessEnv, cwd: string, flag: string | 
   } catch (e) {
     // No .env is the common case; a named --env-file that cannot be read is a mistake to report.
     if (flag === undefined && (e as NodeJS.ErrnoException).code === "ENOENT") return env;
-    throw new ConfigError(`cannot read ${flag === undefined ? ".env" : `--env-file ${flag}`} (${path}): ${(e as Error).message}`);
+    // Its own exit code (5), so a script can tell "the settings file is missing" from a failed command.
+    throw new ExitError(EXIT.envFile, `cannot read ${flag === undefined ? ".env" : `--env-file ${flag}`} (${path}): ${(e as Error).message}`);
   }
   const merged: NodeJS.ProcessEnv = { ...env };
   for (const [k, v] of Object.entries(parseEnv(text))) if (merged[k] === undefined || merged[k] === "") merged[k] = v;

@@ -41,7 +41,8 @@ Examples:
   checkpost --env-file staging.env doctor
 
 Exit codes:
-  0 ok, 1 failure (the message says what to fix), 2 usage, 3 status: something needs attention
+  0 ok, 1 failure (the message says what to fix), 2 usage, 3 status: something needs attention,
+  4 resume/latest --existing: no checkpoint for that agent, 5 --env-file cannot be read
 
 Environment (also read from ./.env or --env-file; set variables win; .env.example lists all):
   FORGEJO_URL                  Forgejo base URL
@@ -141,6 +142,7 @@ export function buildProgram(io: CliIo, root: CliRoot): Command {
     .option("--agent <name>")
     .option("--session <id>")
     .option("--all-issues", "follow the chain of rolled-over issues (docs/retention.md)")
+    .option("--existing", "exit 4 when the agent has no checkpoint (default: print null, exit 0)")
     .action(async (o) =>
       o.allIssues
         ? (await import("./commands/history.ts")).latestAllIssues(io, { ...o, debug: debug() }, root)
@@ -168,12 +170,14 @@ export function buildProgram(io: CliIo, root: CliRoot): Command {
       if (v !== "fence" && v !== "accept") throw new InvalidArgumentError('must be "fence" or "accept"');
       return v;
     })
+    .option("--existing", "the agent must have a checkpoint: exit 4 instead of a fresh start (catches a typo in --agent)")
     .action(async (o) => (await import("./commands/store-commands.ts")).resume(io, { ...o, debug: debug() }, root));
   helpAfter(
     program.commands.at(-1) as Command,
     `  checkpost resume --agent implementation-worker --session s1          # {"resume_point": …, "phase": …, "state": {…}, …}
   checkpost resume --agent w --session s1 --map ./maps/worker.json --take-over
-An agent with no checkpoint answers a fresh start (exit 0) and stderr names the agents that have one.`,
+An agent with no checkpoint answers a fresh start (exit 0) and stderr names the agents that have one,
+with "did you mean" for a name one typo from a known agent's; --existing makes it exit 4 instead.`,
   );
 
   repoFlags(program.command("status").description("what needs attention, then agents by session: phase → resume point, checkpoint age, health, liveness"))

@@ -68,8 +68,26 @@ describe("env files", () => {
     const u = io({}, elsewhere);
     expect(await runCli(["--env-file", "ci.env", "init"], u.cli)).toBe(0);
     const missing = io({}, elsewhere);
-    expect(await runCli(["init", "--env-file=nope.env"], missing.cli)).toBe(1);
+    expect(await runCli(["init", "--env-file=nope.env"], missing.cli)).toBe(5);
     expect(missing.err.join("")).toMatch(/cannot read --env-file nope\.env/);
+  });
+});
+
+describe("--env-file through a real process", () => {
+  it("a missing file is checkpost's own error, exit 5, not Node's `node: FILE: not found` exit 9", async () => {
+    // As `npm run checkpost -- --env-file …` runs it: the `--` keeps Node 20/22 from reading the flag itself.
+    const child = spawn(process.execPath, ["--import", "tsx", "src/app/cli-main.ts", "--", "--env-file", "missing.env", "status"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toMatch(/^checkpost: cannot read --env-file missing\.env/);
+    expect(code).toBe(5);
   });
 });
 
@@ -99,7 +117,21 @@ describe("resume and latest of an agent with no checkpoint", () => {
     const typo = io(env);
     expect(await runCli(["resume", "--agent", "implementation-worekr", "--session", "s1"], typo.cli)).toBe(0);
     expect(JSON.parse(typo.out.join(""))).toMatchObject({ resume_point: "start", checkpoint: null });
-    expect(typo.err.join("")).toBe("checkpost: no checkpoint for implementation-worekr in session s1; known agents: implementation-worker");
+    expect(typo.err.join("")).toBe("checkpost: no checkpoint for implementation-worekr in session s1; known agents: implementation-worker; did you mean implementation-worker?");
+
+    // --existing: the same answer and hint, and exit 4 (documented in --help), for scripts that must not start a new worker.
+    const strict = io(env);
+    expect(await runCli(["resume", "--agent", "implementation-workr", "--session", "s1", "--existing"], strict.cli)).toBe(4);
+    expect(strict.err.join("\n")).toMatch(/did you mean implementation-worker\?/);
+    expect(strict.err.join("\n")).toMatch(/--existing: that agent has no checkpoint \(exit 4\)/);
+    expect(await runCli(["resume", "--agent", "implementation-worker", "--session", "s1", "--existing"], io(env).cli)).toBe(0);
+    expect(await runCli(["latest", "--agent", "nobody", "--existing"], io(env).cli)).toBe(4);
+    expect(await runCli(["latest", "--agent", "nobody", "--existing", "--all-issues"], io(env).cli)).toBe(4);
+
+    // A name far from every known one gets no guess.
+    const far = io(env);
+    expect(await runCli(["resume", "--agent", "planner", "--session", "s1"], far.cli)).toBe(0);
+    expect(far.err.join("")).not.toMatch(/did you mean/);
 
     const wrongSession = io(env);
     expect(await runCli(["resume", "--agent", "review-worker", "--session", "s1"], wrongSession.cli)).toBe(0);

@@ -143,6 +143,15 @@ describe("the packed tarball", () => {
       expect(body.startsWith("[CHECKPOINT] a\nVersion: 1.0\nPhase: p\n")).toBe(true);
     });
 
+    it("run as a command (as npm links it), --env-file is checkpost's: a missing file exits 5 with checkpost's message", () => {
+      // Executed, not given to node: sh runs node with `--` first (bin/checkpost.cjs, nodejs/node#54232).
+      const r = spawnSync(join(app, "node_modules/.bin/checkpost"), ["--env-file", "missing.env", "status"], { cwd: app, encoding: "utf8" });
+      expect(r.stderr).toMatch(/^checkpost: cannot read --env-file missing\.env/);
+      expect(r.stderr).not.toMatch(/^node:/m);
+      expect(r.status).toBe(5);
+      expect(spawnSync(join(app, "node_modules/.bin/checkpost"), ["--version"], { cwd: app, encoding: "utf8" }).stdout.trim()).toBe(pkg.version);
+    });
+
     it("saves a checkpoint to Forgejo, the second time compiled from V8's code cache", async () => {
       // Asynchronous: the forge runs in this process, so a blocking spawn would never get an answer.
       const save = (phase: string) =>

@@ -8,7 +8,7 @@ import type { TrustPolicy } from "../../projection/index.ts";
 import { readAllComments, toCommentRecord } from "../../session-client/index.ts";
 import type { CliContext, CliRoot, RepoFlags } from "../context.ts";
 import { type CliIo, printJson } from "../io.ts";
-import { noCheckpointHint } from "./no-checkpoint-hint.ts";
+import { existingRequired, noCheckpointHint } from "./no-checkpoint-hint.ts";
 
 export interface HistoryOptions extends RepoFlags {
   agent?: string;
@@ -106,7 +106,7 @@ async function archivedHistory(io: CliIo, ctx: CliContext, issues: number[], pol
 }
 
 /** `checkpost latest --all-issues`: the newest trusted checkpoint across the whole chain (comment ids are global, so newest is highest). */
-export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string; session?: string }, root: CliRoot): Promise<void> {
+export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string; session?: string; existing?: boolean }, root: CliRoot): Promise<void> {
   const ctx = await root.context(io, o);
   const newest = await ctx.withStore((s) => s.issueNumber());
   const policy = await ctx.store.policy();
@@ -120,7 +120,8 @@ export async function latestAllIssues(io: CliIo, o: RepoFlags & { agent: string;
   const cp = p.latest(o.agent, o.session);
   if (!cp) {
     printJson(io, null);
-    return io.err(`checkpost: ${noCheckpointHint(p.snapshot(), o.agent, o.session)}`);
+    io.err(`checkpost: ${noCheckpointHint(p.snapshot(), o.agent, o.session)}`);
+    return existingRequired(o.existing);
   }
   const { commentId, createdAt: _c, htmlUrl, phase, timestamp, data, ...extra } = cp;
   printJson(io, { kind: "checkpoint", agent: o.agent, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, issue: where.get(commentId), html_url: htmlUrl });

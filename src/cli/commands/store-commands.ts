@@ -70,12 +70,12 @@ export async function health(io: CliIo, o: HealthOptions, root: CliRoot): Promis
 }
 
 /** `checkpost latest`: the newest trusted checkpoint as `parse` prints it plus comment_id, or null. */
-export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string }, root: CliRoot): Promise<void> {
+export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?: string; existing?: boolean }, root: CliRoot): Promise<void> {
   const ctx = await root.context(io, o);
   const cp = await ctx.withStore((s) => s.latest(o.agent, o.session));
   if (!cp) {
     printJson(io, null);
-    return warnNoCheckpoint(io, ctx, o.agent, o.session);
+    return warnNoCheckpoint(io, ctx, o.agent, o.session, o.existing);
   }
   const { commentId, createdAt: _c, htmlUrl, agent, session, phase, timestamp, data, ...extra } = cp;
   printJson(io, { kind: "checkpoint", agent, session, phase, version: "1.0", timestamp, data, ...extra, comment_id: commentId, html_url: htmlUrl });
@@ -88,7 +88,7 @@ export async function latest(io: CliIo, o: RepoFlags & { agent: string; session?
  */
 export async function resume(
   io: CliIo,
-  o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters },
+  o: RepoFlags & { agent: string; session: string; map?: string; maps?: string; takeOver?: boolean; legacyWriters?: LegacyWriters; existing?: boolean },
   root: CliRoot,
 ): Promise<void> {
   const chosen = phaseMapFor(o.agent, { map: o.map, maps: o.maps ?? io.env["CHECKPOST_PHASE_MAPS"], cwd: io.cwd });
@@ -115,7 +115,7 @@ export async function resume(
     issue: r.issue,
     ...(r.takeover_comment_id !== undefined ? { takeover_comment_id: r.takeover_comment_id } : {}),
   });
-  if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session);
+  if (r.checkpoint === null) await warnNoCheckpoint(io, ctx, o.agent, o.session, o.existing);
 }
 
 /** `checkpost init`: locate the session issue, creating it (and its label) if missing. */
