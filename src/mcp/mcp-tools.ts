@@ -2,6 +2,7 @@
 // and the CLI call it stands for. The server (./serve-mcp.ts) runs that call through the CLI itself, so a
 // tool answers exactly what the CLI prints for the same call; nothing here talks to Forgejo.
 import * as z from "zod";
+import { EXIT } from "../cli/exit-codes.ts";
 
 /** What a tool does to the world, as MCP's annotations say it (clients show it, some ask before a write). */
 export interface McpToolHints {
@@ -38,7 +39,7 @@ const session = z.string().min(1).describe('The session (task) id, the same on e
 const jsonObject = z.record(z.string(), z.unknown());
 
 function tool<S extends z.ZodObject>(t: Omit<McpTool, "input" | "argv" | "okCodes"> & { input: S; argv: (a: z.infer<S>) => string[]; okCodes?: readonly number[] }): McpTool {
-  return { ...t, okCodes: t.okCodes ?? [0], argv: (args) => t.argv(t.input.parse(args ?? {})) };
+  return { ...t, okCodes: t.okCodes ?? [EXIT.ok], argv: (args) => t.argv(t.input.parse(args ?? {})) };
 }
 
 const WRITE: McpToolHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
@@ -87,16 +88,20 @@ const checkpointResume = tool({
     "directive (null, or a person's pause, rewind or release: obey it), not_used (newer checkpoints that were refused, with the reason), " +
     "liveness, next_seq and epoch. " +
     'No checkpoint yet gives resume_point "start", phase "fresh_start", state {} and a note naming the agents and sessions that do have ' +
-    "checkpoints: if you expected one, check the agent and session names. " +
+    'checkpoints (and "did you mean" for a name one typo away): if you expected one, check the names, or pass existing: true to make that an error. ' +
     "Resuming takes the session over: a previous worker still running is fenced off and its later saves are ignored.",
   input: z.object({
     agent,
     session,
     map: z.string().min(1).optional().describe("A phase map (built-in name or JSON file) that turns the last phase into the next step."),
     take_over: z.boolean().optional().describe("Write the take-over at once (one more comment), so a previous worker is fenced off even before your first save."),
+    existing: z
+      .boolean()
+      .optional()
+      .describe('true when you continue work that must have a checkpoint: no checkpoint is then an error (with "did you mean" for a mistyped name) instead of a fresh start.'),
   }),
   hints: WRITE,
-  argv: (a) => ["resume", ...flag("agent", a.agent), ...flag("session", a.session), ...flag("map", a.map), ...toggle("take-over", a.take_over)],
+  argv: (a) => ["resume", ...flag("agent", a.agent), ...flag("session", a.session), ...flag("map", a.map), ...toggle("take-over", a.take_over), ...toggle("existing", a.existing)],
 });
 
 const healthReport = tool({
@@ -126,7 +131,7 @@ const sessionStatus = tool({
   input: z.object({}),
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   argv: () => ["status", "--json"],
-  okCodes: [0, 3],
+  okCodes: [EXIT.ok, EXIT.attention],
 });
 
 const snapshotSave = tool({

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { EXIT } from "../cli/exit-codes.ts";
 import type { McpTool } from "./mcp-tools.ts";
 
 /** What one in-process CLI run printed, and its exit code. */
@@ -20,14 +21,18 @@ const ATTENTION = "checkpost: exit 3: something needs a person's attention (an a
 /**
  * The answer to a call, from what the CLI printed: its stdout as is (one compact JSON line), then
  * anything it said on stderr (a warning, the "no checkpoint; known agents" note). A failing exit code is
- * `isError` with the CLI's own message, so the model reads what a person at a shell would.
+ * `isError` with the CLI's own message (then any stdout), so the model reads what a person at a shell would.
  */
 export function toolAnswer(tool: McpTool, run: CliRun): ToolAnswer {
   const out = run.out.trim();
   const err = run.err.trim();
+  if (!tool.okCodes.includes(run.code)) {
+    // The message first: what a failed call printed on stdout before failing (`resume --existing`'s fresh start) is not the answer.
+    const texts = [err, out].filter((t) => t !== "");
+    return { isError: true, texts: texts.length ? texts : [`checkpost: ${tool.name} failed with exit code ${run.code}`] };
+  }
   const texts = [out, err].filter((t) => t !== "");
-  if (!tool.okCodes.includes(run.code)) return { isError: true, texts: texts.length ? texts : [`checkpost: ${tool.name} failed with exit code ${run.code}`] };
-  if (run.code === 3) texts.push(ATTENTION);
+  if (run.code === EXIT.attention) texts.push(ATTENTION);
   return { isError: false, texts };
 }
 

@@ -150,6 +150,15 @@ describe("checkpost mcp over stdio (SDK client)", () => {
     expect(texts(low).join("")).toMatch(new RegExp(`--epoch 0 is below epoch ${epoch}`));
   });
 
+  it('existing: true turns a mistyped agent into an error with the CLI\'s "did you mean"', async () => {
+    const r = await call("checkpoint_resume", { agent: "mcp-workr", session: "s1", existing: true });
+    expect(r.isError).toBe(true);
+    const shell = await cli(["resume", "--agent=mcp-workr", "--session=s1", "--existing"]);
+    expect(shell.code).toBe(4);
+    expect(texts(r)).toEqual([shell.err, shell.out]);
+    expect(texts(r)[0]).toMatch(/did you mean mcp-worker\?/);
+  });
+
   it("health_report and session_status answer what the CLI prints", async () => {
     const h = await call("health_report", { agent: "mcp-worker", session: "s1", metrics: { tests_passing: 41 } });
     expect(h.isError).toBeFalsy();

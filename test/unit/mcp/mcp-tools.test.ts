@@ -32,6 +32,7 @@ describe("the MCP tools' CLI calls", () => {
     ["checkpoint_resume", { agent: "w", session: "s1" }, ["resume", "--agent=w", "--session=s1"]],
     ["checkpoint_resume", { agent: "w", session: "s1", take_over: true, map: "m.json" }, ["resume", "--agent=w", "--session=s1", "--map=m.json", "--take-over"]],
     ["checkpoint_resume", { agent: "w", session: "s1", take_over: false }, ["resume", "--agent=w", "--session=s1"]],
+    ["checkpoint_resume", { agent: "w", session: "s1", existing: true }, ["resume", "--agent=w", "--session=s1", "--existing"]],
     ["health_report", { agent: "w", session: "s1", metrics: { q: 1 }, status: "Blocked: review" }, ["health", "--agent=w", "--session=s1", '--metrics={"q":1}', "--status=Blocked: review"]],
     ["session_status", {}, ["status", "--json"]],
     [
@@ -86,6 +87,11 @@ describe("a tool's answer from what the CLI printed", () => {
     expect(toolAnswer(resume, { code: 2, out: "", err: "" })).toEqual({ isError: true, texts: ["checkpost: checkpoint_resume failed with exit code 2"] });
     // Exit 3 is an answer only for status.
     expect(toolAnswer(resume, { code: 3, out: "{}", err: "" }).isError).toBe(true);
+    // The message first, then what the failed call printed on stdout.
+    expect(toolAnswer(resume, { code: 4, out: '{"resume_point":"start"}', err: "checkpost: no checkpoint for w" })).toEqual({
+      isError: true,
+      texts: ["checkpost: no checkpoint for w", '{"resume_point":"start"}'],
+    });
   });
 
   it("says in a last line that status found something needing attention (exit 3), without isError", () => {
