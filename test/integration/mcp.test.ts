@@ -65,7 +65,8 @@ beforeAll(async () => {
   transport.stderr?.on("data", (c: Buffer) => serverLog.push(c.toString()));
   client = new Client({ name: "checkpost-test", version: "0.0.0" });
   await client.connect(transport);
-});
+  // Under load (npm test on two cores) spawning tsx and the first import of the CLI take several seconds.
+}, 90_000);
 
 afterAll(async () => {
   await client?.close();
