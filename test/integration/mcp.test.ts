@@ -160,6 +160,15 @@ describe("checkpost mcp over stdio (SDK client)", () => {
     expect(texts(r)[0]).toMatch(/did you mean mcp-worker\?/);
   });
 
+  it("calls sent together run one at a time, in the order they were sent", async () => {
+    const phases = ["step_1", "step_2", "step_3"];
+    const answers = await Promise.all(phases.map((phase) => call("checkpoint_save", { agent: "mcp-worker", session: "together", phase, data: { phase } })));
+    expect(answers.map((a) => a.isError ?? false)).toEqual([false, false, false]);
+    const ids = answers.map((a) => answer(a)["comment_id"] as number);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(answer(await call("checkpoint_resume", { agent: "mcp-worker", session: "together" }))).toMatchObject({ phase: "step_3", state: { phase: "step_3" } });
+  });
+
   it("health_report and session_status answer what the CLI prints", async () => {
     const h = await call("health_report", { agent: "mcp-worker", session: "s1", metrics: { tests_passing: 41 } });
     expect(h.isError).toBeFalsy();
@@ -174,7 +183,7 @@ describe("checkpost mcp over stdio (SDK client)", () => {
         .filter((e) => e.agent === "mcp-worker")
         .map((e) => e.session)
         .sort(),
-    ).toEqual(["big", "s1"]);
+    ).toEqual(["big", "s1", "together"]);
     const shell = await cli(["status", "--json"]);
     expect(Object.keys(snap).sort()).toEqual(Object.keys(JSON.parse(shell.out) as object).sort());
     // `status` exits 3 when something needs attention; the tool says so in a last line, not as an error.
