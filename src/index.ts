@@ -7,3 +7,4 @@ export * from "./forgejo-client/index.ts";
 export * from "./session-client/index.ts";
 export * from "./errors.ts";
 export { createLogger } from "./log/create-logger.ts";
+export * from "./snapshot/index.ts";

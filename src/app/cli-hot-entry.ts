@@ -16,6 +16,7 @@ const hotRoot: CliRoot = {
   settings: notHot("CliRoot.settings"),
   forgejo: notHot("CliRoot.forgejo"),
   openBotStore: notHot("CliRoot.openBotStore"),
+  snapshotSettings: notHot("CliRoot.snapshotSettings"),
   forge: notHot("CliRoot.forge"),
   mcp: notHot("CliRoot.mcp"),
 };

@@ -6,6 +6,7 @@ import type { SessionStore } from "../session-client/index.ts";
 import type { CliIo } from "./io.ts";
 import type { WriterMemory } from "./writer-memory.ts";
 import type { CliLogger } from "./lazy-logger.ts";
+import type { SnapshotSettings } from "../snapshot/snapshot-settings.ts";
 
 export interface RepoFlags {
   repo?: string;
@@ -57,6 +58,8 @@ export interface CliRoot {
   forgejo(o: { url: string; token?: string; timeoutMs: number }): Promise<IssueHost>;
   /** The bot's projection store (`checkpost rebuild`): --store, else CHECKPOST_STORE_FILE, else <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */
   openBotStore(io: CliIo, file: string | undefined): Promise<{ store: ProjectionStore; file: string }>;
+  /** `checkpost snapshot`'s settings (CHECKPOST_STATE_KEY, CHECKPOST_SNAPSHOT_*), read from the environment. */
+  snapshotSettings(io: CliIo): Promise<SnapshotSettings>;
   /** `checkpost forge`: the embedded Forgejo on its own, until Ctrl-C. */
   forge(io: CliIo, o: ForgeFlags): Promise<void>;
   /** `checkpost mcp`: the MCP server on stdio (docs/mcp.md), until the client closes stdin. */

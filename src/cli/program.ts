@@ -26,7 +26,7 @@ function checkRequired(cmd: Command): void {
   if (missing.length)
     throw new ExitError(
       2,
-      `${cmd.name()}: missing ${missing.length === 1 ? "flag" : "flags"} ${missing.join(", ")} (see checkpost ${cmd.parent?.name() === "format" ? "format " : ""}${cmd.name()} --help)`,
+      `${cmd.name()}: missing ${missing.length === 1 ? "flag" : "flags"} ${missing.join(", ")} (see checkpost ${cmd.parent && cmd.parent.name() !== "checkpost" ? `${cmd.parent.name()} ` : ""}${cmd.name()} --help)`,
     );
 }
 
@@ -191,6 +191,28 @@ with "did you mean" for a name one typo from a known agent's; --existing makes i
   checkpost status --watch 5        # redraw every 5 s until Ctrl-C
   checkpost status --json | jq '.entries[] | {agent, session}'`,
   );
+
+  const snapshot = program.command("snapshot").description("save or restore an agent's native state (JSONL transcripts, SQLite databases) as attachments on the forge");
+  repoFlags(required(snapshot.command("save").description("upload what changed in the agent's files and name it in a [SNAPSHOT] comment; prints it as JSON"), "--agent", "--session"))
+    .argument("[paths...]", "files to snapshot (append-only files upload only their new tail)")
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--sqlite <db>", "an SQLite database, copied with an online backup while its writer runs (repeatable)", (v: string, all: string[] = []) => [...all, v])
+    .option("--epoch <n>", "writer epoch (default: the one `resume` took over with on this machine)", int("--epoch"))
+    .option("--force", "publish files whose stored prefix changed as a full replacement")
+    .option("--every <duration>", "snapshot on this interval (e.g. 15s) and once more on SIGTERM, until stopped")
+    .action(async (paths: string[], o) => (await import("./commands/snapshot.ts")).snapshotSave(io, { ...o, paths, debug: debug() }, root));
+  helpAfter(
+    snapshot.commands.at(-1) as Command,
+    `  checkpost snapshot save --agent worker --session s1 transcript.jsonl
+  checkpost snapshot save --agent worker --session s1 --sqlite state.db --every 15s transcript.jsonl`,
+  );
+  repoFlags(required(snapshot.command("restore").description("write the agent's newest snapshot under --into (atomic; newer local files are kept)"), "--agent", "--session", "--into"))
+    .option("--agent <name>")
+    .option("--session <id>")
+    .option("--into <dir>", "folder to restore into (files go to the paths they were saved under)")
+    .option("--force", "overwrite local files that are newer than the snapshot or extend it")
+    .action(async (o) => (await import("./commands/snapshot.ts")).snapshotRestore(io, { ...o, debug: debug() }, root));
 
   repoFlags(program.command("init").description("find the session issue, creating it and its label if missing")).action(async (o) =>
     (await import("./commands/store-commands.ts")).init(io, { ...o, debug: debug() }, root),

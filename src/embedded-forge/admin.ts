@@ -2,7 +2,7 @@
 import { hashPassword } from "./password.ts";
 import { randomBytes } from "node:crypto";
 import { hashToken } from "./access.ts";
-import type { ForgeContext } from "./context.ts";
+import type { ForgeContext, ForgeSeams } from "./context.ts";
 import { emptyFaultCounts, type FaultController } from "./faults.ts";
 import { normalizeColor } from "./routes/labels.ts";
 import type { AccessMode, CollaboratorMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
@@ -79,6 +79,13 @@ export interface ForgeAdmin {
   setWebhookTimeout(ms: number): void;
   /** Drive the server clock (epoch ms); null restores Date.now. */
   setClock(clock: (() => number) | null): void;
+  /** Forgejo's content_version of an issue (+1 at every ChangeContent) and of a comment (+1 at every UpdateComment); the API does not show them. */
+  contentVersion(owner: string, repo: string, index: number): number;
+  commentContentVersion(commentId: number): number;
+  /** Change an issue's body as ChangeIssueContent does (version +1, updated_at now), without webhooks: another request's edit, inside a seam. */
+  editIssueBody(owner: string, repo: string, index: number, body: string): void;
+  /** Act inside a request at the points ForgeSeams names (races); {} removes them. */
+  setSeams(seams: ForgeSeams): void;
 }
 
 export interface AdminDeps {
@@ -232,5 +239,23 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
       webhooks.timeoutMs = ms;
     },
     setClock: (c) => d.setClock(c),
+    contentVersion(owner, name, index) {
+      const issue = store.issueByIndex(repoOf(owner, name).id, index);
+      if (!issue) throw new Error(`forge admin: no issue ${owner}/${name}#${index}`);
+      return issue.content_version;
+    },
+    editIssueBody(owner, name, index, body) {
+      const issue = store.issueByIndex(repoOf(owner, name).id, index);
+      if (!issue) throw new Error(`forge admin: no issue ${owner}/${name}#${index}`);
+      store.changeIssueContent(issue.id, body, issue.content_version, forge.nowUnix());
+    },
+    commentContentVersion(id) {
+      const c = store.commentById(id);
+      if (!c) throw new Error(`forge admin: no comment ${id}`);
+      return c.content_version;
+    },
+    setSeams(seams) {
+      forge.seams = seams;
+    },
   };
 }

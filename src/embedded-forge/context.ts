@@ -14,6 +14,18 @@ export interface ForgeContext extends Renderer {
   nowUnix(): number;
   /** [api] MAX_RESPONSE_ITEMS: the page-size cap of every paged list. */
   maxResponseItems: number;
+  /** [attachment] ALLOWED_TYPES (upload-verify.ts). */
+  attachmentAllowedTypes: string;
+  /** Points inside a request where a test may act (ForgeAdmin.setSeams): races a real Forgejo can have. */
+  seams: ForgeSeams;
+}
+
+export interface ForgeSeams {
+  /**
+   * After an upload's attachment row is stored and before the issue's or comment's content is saved again
+   * (the window of issue_attachment.go:206-225): a body edit made here makes that save fail, as in Forgejo.
+   */
+  afterAttachmentStored?: (attachmentId: number) => void;
 }
 
 export interface RequestContext {

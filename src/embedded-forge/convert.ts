@@ -212,7 +212,8 @@ export function toApiComment(r: Renderer, c: CommentRow, issue: IssueRow, repo: 
     original_author: "",
     original_author_id: 0,
     body: c.body,
-    assets: [],
+    // comment.LoadAttachments: the comment's own attachments (models/repo/attachment.go:174-177).
+    assets: r.store.attachmentsOfComment(c.id).map((a) => toApiAttachment(r, a)),
     created_at: rfc3339(c.created_unix),
     updated_at: rfc3339(c.updated_unix),
   };

@@ -4,7 +4,18 @@
  * (test/forge/conformance.test.ts fails when a listed route has no conformance case).
  */
 import type { RouteHandler } from "./context.ts";
-import { createIssueAttachment, deleteIssueAttachment, editIssueAttachment, getIssueAttachment, listIssueAttachments } from "./routes/assets.ts";
+import {
+  createCommentAttachment,
+  createIssueAttachment,
+  deleteCommentAttachment,
+  deleteIssueAttachment,
+  editCommentAttachment,
+  editIssueAttachment,
+  getCommentAttachment,
+  getIssueAttachment,
+  listCommentAttachments,
+  listIssueAttachments,
+} from "./routes/assets.ts";
 import { addCollaborator, deleteCollaborator, getRepoPermissions, isCollaborator, listCollaborators } from "./routes/collaborators.ts";
 import { createComment, deleteComment, editComment, getComment, listComments } from "./routes/comments.ts";
 import { createHook, deleteHook, editHook, getHook, listHooks } from "./routes/hooks.ts";
@@ -44,6 +55,11 @@ const ROUTER: readonly Route[] = [
   route("GET", "/repos/{owner}/{repo}/issues/comments/{id}", getComment),
   route("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}", editComment),
   route("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}", deleteComment),
+  route("GET", "/repos/{owner}/{repo}/issues/comments/{id}/assets", listCommentAttachments),
+  route("POST", "/repos/{owner}/{repo}/issues/comments/{id}/assets", createCommentAttachment),
+  route("GET", "/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}", getCommentAttachment),
+  route("PATCH", "/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}", editCommentAttachment),
+  route("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}", deleteCommentAttachment),
   route("GET", "/repos/{owner}/{repo}/issues/{index}", getIssue),
   route("PATCH", "/repos/{owner}/{repo}/issues/{index}", editIssue),
   route("DELETE", "/repos/{owner}/{repo}/issues/{index}", deleteIssue),
@@ -91,6 +107,8 @@ export const FORGEJO_METHODS: Readonly<Record<string, readonly RouteMethod[]>> =
   "/repos/{owner}/{repo}": ["GET", "DELETE", "PATCH"],
   "/repos/{owner}/{repo}/issues": ["GET", "POST"],
   "/repos/{owner}/{repo}/issues/comments/{id}": ["GET", "PATCH", "DELETE"],
+  "/repos/{owner}/{repo}/issues/comments/{id}/assets": ["GET", "POST"],
+  "/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}": ["GET", "PATCH", "DELETE"],
   "/repos/{owner}/{repo}/issues/{index}": ["GET", "PATCH", "DELETE"],
   "/repos/{owner}/{repo}/issues/{index}/comments": ["GET", "POST"],
   "/repos/{owner}/{repo}/issues/{index}/assets": ["GET", "POST"],

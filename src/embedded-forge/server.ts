@@ -18,6 +18,7 @@ import { ForgeStore } from "./store-sqlite.ts";
 import type { ForgeOptions } from "./types.ts";
 import { WebSessions } from "./web-session.ts";
 import { DEFAULT_SIGN_IN_LIMITS, SignInLimiter } from "./sign-in-limit.ts";
+import { DEFAULT_ATTACHMENT_ALLOWED_TYPES } from "./upload-verify.ts";
 import { WebhookDispatcher } from "./webhooks.ts";
 
 export interface ForgeServer {
@@ -77,6 +78,8 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
     webhooks,
     nowUnix: () => Math.floor(clock() / 1000),
     maxResponseItems: options.maxResponseItems ?? 50,
+    attachmentAllowedTypes: options.attachmentAllowedTypes ?? DEFAULT_ATTACHMENT_ALLOWED_TYPES,
+    seams: {},
   };
   const deps: ServeDeps = {
     forge,

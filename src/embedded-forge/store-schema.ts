@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS comments (
   poster_id INTEGER NOT NULL REFERENCES users(id),
   body TEXT NOT NULL,
   created_unix INTEGER NOT NULL,
-  updated_unix INTEGER NOT NULL
+  updated_unix INTEGER NOT NULL,
+  content_version INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS comments_issue_id ON comments (issue_id, id);
 CREATE INDEX IF NOT EXISTS comments_issue_updated ON comments (issue_id, updated_unix);
@@ -85,6 +86,7 @@ CREATE TABLE IF NOT EXISTS attachments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   uuid TEXT NOT NULL UNIQUE,
   issue_id INTEGER NOT NULL REFERENCES issues(id),
+  comment_id INTEGER NOT NULL DEFAULT 0,
   uploader_id INTEGER NOT NULL REFERENCES users(id),
   name TEXT NOT NULL,
   data BLOB NOT NULL,

@@ -53,9 +53,26 @@ export class ForgeStore {
     this.db.pragma("foreign_keys = ON");
     this.db.exec(FORGE_SCHEMA);
     this.migrate();
-    // Forgejo's issue.content_version (models/issues/issue.go:101); added to stores made before it.
-    const cols = this.db.prepare("SELECT name FROM pragma_table_info('issues')").all() as { name: string }[];
-    if (!cols.some((c) => c.name === "content_version")) this.db.exec("ALTER TABLE issues ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0");
+    // Columns added after the first stores were made: issue.content_version (models/issues/issue.go:101),
+    // comment.content_version (models/issues/comment.go) and attachment.comment_id (models/repo/attachment.go).
+    this.addColumn("issues", "content_version", "INTEGER NOT NULL DEFAULT 0");
+    this.addColumn("comments", "content_version", "INTEGER NOT NULL DEFAULT 0");
+    this.addColumn("attachments", "comment_id", "INTEGER NOT NULL DEFAULT 0");
+    this.db.exec("CREATE INDEX IF NOT EXISTS attachments_comment ON attachments (comment_id, id)");
+  }
+
+  private addColumn(table: string, column: string, decl: string): void {
+    const cols = this.db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
+    if (!cols.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${decl}`);
+  }
+
+  /**
+   * Save a comment as Forgejo's UpdateComment does (models/issues/comment.go:1150-1192): the row is written
+   * with every column (AllCols), so xorm's `updated` tag moves updated_unix to now, and only if the version
+   * still is `expectedVersion` (false: ErrCommentAlreadyChanged). The issue row is not touched.
+   */
+  changeCommentContent(id: number, body: string, expectedVersion: number, now: number): boolean {
+    return this.run("UPDATE comments SET body = ?, content_version = content_version + 1, updated_unix = ? WHERE id = ? AND content_version = ?", body, now, id, expectedVersion).changes === 1;
   }
 
   /**
@@ -374,17 +391,33 @@ export class ForgeStore {
   insertComment(issueId: number, posterId: number, body: string, createdUnix: number, updatedUnix: number): number {
     return Number(this.run("INSERT INTO comments (issue_id, poster_id, body, created_unix, updated_unix) VALUES (?, ?, ?, ?, ?)", issueId, posterId, body, createdUnix, updatedUnix).lastInsertRowid);
   }
-  insertAttachment(a: { uuid: string; issueId: number; uploaderId: number; name: string; data: Buffer; createdUnix: number }): number {
+  insertAttachment(a: { uuid: string; issueId: number; commentId: number; uploaderId: number; name: string; data: Buffer; createdUnix: number }): number {
     return Number(
-      this.run("INSERT INTO attachments (uuid, issue_id, uploader_id, name, data, created_unix) VALUES (?, ?, ?, ?, ?, ?)", a.uuid, a.issueId, a.uploaderId, a.name, a.data, a.createdUnix)
-        .lastInsertRowid,
+      this.run(
+        "INSERT INTO attachments (uuid, issue_id, comment_id, uploader_id, name, data, created_unix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        a.uuid,
+        a.issueId,
+        a.commentId,
+        a.uploaderId,
+        a.name,
+        a.data,
+        a.createdUnix,
+      ).lastInsertRowid,
     );
   }
+  /** The issue's own attachments: GetAttachmentsByIssueID is `issue_id = ? AND comment_id = 0` (models/repo/attachment.go:153-156). */
   attachmentsOfIssue(issueId: number): AttachmentRow[] {
-    return this.all<AttachmentRow>("SELECT id, uuid, issue_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE issue_id = ? ORDER BY id", issueId);
+    return this.all<AttachmentRow>(
+      "SELECT id, uuid, issue_id, comment_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE issue_id = ? AND comment_id = 0 ORDER BY id",
+      issueId,
+    );
+  }
+  /** GetAttachmentsByCommentID (models/repo/attachment.go:174-177). */
+  attachmentsOfComment(commentId: number): AttachmentRow[] {
+    return this.all<AttachmentRow>("SELECT id, uuid, issue_id, comment_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE comment_id = ? ORDER BY id", commentId);
   }
   attachmentById(id: number): AttachmentRow | undefined {
-    return this.one<AttachmentRow>("SELECT id, uuid, issue_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE id = ?", id);
+    return this.one<AttachmentRow>("SELECT id, uuid, issue_id, comment_id, uploader_id, name, length(data) AS size, created_unix FROM attachments WHERE id = ?", id);
   }
   renameAttachment(id: number, name: string): void {
     this.run("UPDATE attachments SET name = ? WHERE id = ?", name, id);

@@ -75,6 +75,11 @@ export interface ForgeOptions {
    * read it at GET /settings/api, and must follow Link / X-Total-Count rather than assume 50.
    */
   maxResponseItems?: number;
+  /**
+   * [attachment] ALLOWED_TYPES: extensions (".gz"), MIME types ("application/zip") or wildcards ("image/*"),
+   * comma-separated; "*∕*" or "" allows everything. Default: Forgejo's list. Enforced on every upload (422).
+   */
+  attachmentAllowedTypes?: string;
 }
 
 /** Result of a route handler; the server turns it into bytes (or a fault). */
@@ -138,6 +143,8 @@ export interface CommentRow {
   body: string;
   created_unix: number;
   updated_unix: number;
+  /** Forgejo's comment.content_version: +1 at every UpdateComment, even with the body unchanged. */
+  content_version: number;
 }
 
 export interface LabelRow {
@@ -194,6 +201,8 @@ export interface AttachmentRow {
   id: number;
   uuid: string;
   issue_id: number;
+  /** 0 for the issue's own attachments. */
+  comment_id: number;
   uploader_id: number;
   name: string;
   size: number;

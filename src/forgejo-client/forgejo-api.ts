@@ -176,17 +176,42 @@ export class ForgejoApi implements IssueHost {
 
   /** Upload a file to an issue (multipart/form-data, field "attachment"). Not retried: a retry after a lost answer would upload twice. */
   async createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<HostAttachment> {
-    const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
-    const body = Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]);
+    const { body, type } = multipartFile(name, bytes, contentType);
     return toHostAttachment(
       (
         await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/assets{?name}", {
           params: { ...r, index, name },
           data: body,
-          headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+          headers: { "content-type": type },
           schema: AttachmentSchema,
           what: issueName(r, index),
+          retry: false,
+        })
+      ).data,
+    );
+  }
+
+  /** Every attachment of a comment (snapshots keep their parts there, docs/snapshots.md). */
+  async listCommentAttachments(r: RepoRef, id: number): Promise<HostAttachment[]> {
+    return (await this.client.call("GET /repos/{owner}/{repo}/issues/comments/{id}/assets", { params: { ...r, id }, schema: z.array(AttachmentSchema), what: `comment ${id}` })).data.map(
+      toHostAttachment,
+    );
+  }
+
+  /**
+   * Upload a file to a comment (multipart/form-data, field "attachment"). Not retried: a retry after a lost
+   * answer would upload twice. Forgejo then updates the comment with its body unchanged, so it is `edited`.
+   */
+  async createCommentAttachment(r: RepoRef, id: number, name: string, bytes: Uint8Array, contentType = "application/octet-stream"): Promise<HostAttachment> {
+    const { body, type } = multipartFile(name, bytes, contentType);
+    return toHostAttachment(
+      (
+        await this.client.call("POST /repos/{owner}/{repo}/issues/comments/{id}/assets{?name}", {
+          params: { ...r, id, name },
+          data: body,
+          headers: { "content-type": type },
+          schema: AttachmentSchema,
+          what: `comment ${id}`,
           retry: false,
         })
       ).data,
@@ -294,4 +319,11 @@ export class ForgejoApi implements IssueHost {
       throw e;
     }
   }
+}
+
+/** One file as multipart/form-data under the field "attachment", as Forgejo's asset uploads read it. */
+function multipartFile(name: string, bytes: Uint8Array, contentType: string): { body: Buffer; type: string } {
+  const boundary = `checkpost-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name.replace(/["\r\n]/g, "_")}"\r\nContent-Type: ${contentType}\r\n\r\n`;
+  return { body: Buffer.concat([Buffer.from(head, "utf8"), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`, "utf8")]), type: `multipart/form-data; boundary=${boundary}` };
 }

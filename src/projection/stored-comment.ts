@@ -1,4 +1,4 @@
-import { COMMENT_KINDS, parseComment, verifyCheckpointSignature, verifyControlSignature } from "../protocol/index.ts";
+import { PROTOCOL_KINDS, parseComment, verifyCheckpointSignature, verifyControlSignature } from "../protocol/index.ts";
 import type { Checkpoint, Control, Health, JsonValue, KindRegistry, ParsedComment, ReaderLimits } from "../protocol/index.ts";
 import type { CommentRecord } from "./comment-event.ts";
 import { entryKey } from "./entry-key.ts";
@@ -70,7 +70,7 @@ export function parseWith(ctx: Pick<RecordContext, "readerLimits" | "kinds">, bo
 }
 
 /** The kinds the projection has rules of its own for (derive-entry.ts); any other goes through its `project` hook. */
-const OWN_RULES: ReadonlySet<string> = new Set(COMMENT_KINDS.map((k) => k.kind));
+const OWN_RULES: ReadonlySet<string> = new Set(["checkpoint", "health", "control"]);
 
 /**
  * A copy that shares no storage with the comment body. V8 represents a
@@ -108,7 +108,7 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
     return { kind: "invalid", commentId, key, agent, session, createdMs, htmlUrl, trustedAuthor, editedByTime, version, error: detach(parsed.error), marker: parsed.marker };
   }
   if (!OWN_RULES.has(parsed.kind)) {
-    const kind = ctx.kinds?.byName(parsed.kind);
+    const kind = (ctx.kinds ?? PROTOCOL_KINDS).byName(parsed.kind);
     const value = (parsed as Record<string, unknown>)[parsed.kind];
     if (!kind?.project) return null; // read, not projected
     const { agent, session } = kind.entryOf(value);
@@ -141,6 +141,7 @@ export function toStoredRecord(c: CommentRecord, version: Version, ctx: RecordCo
       sig,
     };
   }
+  if (parsed.kind !== "checkpoint") return null; // unreachable: every other kind returned above
   const p = parsed.checkpoint;
   const cp = {
     ...p,

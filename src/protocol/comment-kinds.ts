@@ -3,6 +3,7 @@ import type { AnyCommentKind, CommentKind } from "./comment-kind.ts";
 import { checkpointKind } from "./kinds/checkpoint-kind.ts";
 import { controlKind } from "./kinds/control-kind.ts";
 import { healthKind } from "./kinds/health-kind.ts";
+import { snapshotKind } from "./kinds/snapshot-kind.ts";
 import { builtSchema, lazySchema } from "./lazy-schema.ts";
 
 /**
@@ -11,7 +12,7 @@ import { builtSchema, lazySchema } from "./lazy-schema.ts";
  * (parse, format, the parsed-comment union and its schema, the JSON Schema, `checkpost parse`'s
  * output, the store's protocol-body check) is derived from this list.
  */
-export const COMMENT_KINDS = [checkpointKind, healthKind, controlKind] as const;
+export const COMMENT_KINDS = [checkpointKind, healthKind, controlKind, snapshotKind] as const;
 
 /** The kind names, as `{kind:"invalid", marker}` reports them. */
 export type CommentKindName = (typeof COMMENT_KINDS)[number]["kind"];

@@ -18,3 +18,5 @@ export type { ResumePoint } from "./resume-point.ts";
 export { toParseOutput } from "./parse-output.ts";
 export { protocolJsonSchema } from "./json-schema.ts";
 export type { ParseOutput } from "./parse-output.ts";
+export { SNAPSHOT_MARKER, SnapshotSchema, formatSnapshot, snapshotKind } from "./kinds/snapshot-kind.ts";
+export type { Snapshot, SnapshotInput } from "./kinds/snapshot-kind.ts";

@@ -1,5 +1,6 @@
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
 import { ForgejoApiError } from "../../src/errors.ts";
+import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embedded-forge/upload-verify.ts";
 
 /** A 404 as the adapter throws it. */
 const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake");
@@ -219,6 +220,9 @@ export class FakeIssueHost implements IssueHost {
   async createIssueAttachment(_r: RepoRef, index: number, name: string, bytes: Uint8Array): Promise<HostAttachment> {
     this.call("createIssueAttachment");
     this.issue(index);
+    // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
+    if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES))
+      throw new ForgejoApiError("This file extension or type is not allowed to be uploaded. (422)", 422, "POST", "fake");
     const id = this.nextId++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));

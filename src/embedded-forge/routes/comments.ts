@@ -64,7 +64,7 @@ export const createComment: RouteHandler = (ctx) => {
 };
 
 /** commentAssignment(): the comment must exist and belong to this repo. */
-function loadComment(ctx: RequestContext, repo: RepoRow): { comment: CommentRow; issue: IssueRow } {
+export function loadComment(ctx: RequestContext, repo: RepoRow): { comment: CommentRow; issue: IssueRow } {
   const id = paramInt(ctx, "id");
   const comment = ctx.forge.store.commentById(id);
   if (!comment) throw notFound(ctx.forge.baseUrl, undefined, [`comment does not exist [id: ${id}, issue_id: 0]`]);

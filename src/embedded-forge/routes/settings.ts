@@ -7,16 +7,16 @@
 import type { RouteHandler } from "../context.ts";
 import { DEFAULT_PAGING_NUM } from "../paging.ts";
 
-/** [attachment] ALLOWED_TYPES default. This server does not enforce it (see docs/forge.md). */
-export const ATTACHMENT_ALLOWED_TYPES =
-  ".avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip";
-
 export const getApiSettings: RouteHandler = (ctx) => ({
   status: 200,
   json: { max_response_items: ctx.forge.maxResponseItems, default_paging_num: DEFAULT_PAGING_NUM, default_git_trees_per_page: 1000, default_max_blob_size: 10485760 },
 });
 
-export const getAttachmentSettings: RouteHandler = () => ({
+/**
+ * allowed_types is the ALLOWED_TYPES every upload is checked against (upload-verify.ts); max_size (MiB) and
+ * max_files are Forgejo's defaults, reported only: Forgejo's API does not enforce them either.
+ */
+export const getAttachmentSettings: RouteHandler = (ctx) => ({
   status: 200,
-  json: { enabled: true, allowed_types: ATTACHMENT_ALLOWED_TYPES, max_size: 2048, max_files: 5 },
+  json: { enabled: true, allowed_types: ctx.forge.attachmentAllowedTypes, max_size: 2048, max_files: 5 },
 });

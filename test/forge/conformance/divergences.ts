@@ -39,6 +39,9 @@ const status = (s: number, f: (x: Exchange, t: string) => boolean) => (x: Exchan
 
 const ATTACHMENT_ONE = "/repos/{owner}/{repo}/issues/{index}/assets/{attachment_id}";
 const ATTACHMENTS = "/repos/{owner}/{repo}/issues/{index}/assets";
+const COMMENT_ATTACHMENT_ONE = "/repos/{owner}/{repo}/issues/comments/{id}/assets/{attachment_id}";
+const COMMENT_ATTACHMENTS = "/repos/{owner}/{repo}/issues/comments/{id}/assets";
+const ASSET_ROUTES = [ATTACHMENTS, ATTACHMENT_ONE, COMMENT_ATTACHMENTS, COMMENT_ATTACHMENT_ONE];
 const ISSUE_LABELS = "/repos/{owner}/{repo}/issues/{index}/labels";
 
 export const SPEC_DIVERGENCES: readonly Divergence[] = [
@@ -89,8 +92,8 @@ export const SPEC_DIVERGENCES: readonly Divergence[] = [
     id: "asset-404-null",
     kind: "schema",
     reason: "A missing issue or attachment on the attachment routes goes through ctx.NotFoundOrServerError, which writes ctx.JSON(404, nil): the body is `null`, not the declared error object.",
-    source: "routers/api/v1/repo/issue_attachment.go:348-358, :373-378; services/context/api.go:449-455",
-    applies: (x, t) => x.status === 404 && (t === ATTACHMENTS || t === ATTACHMENT_ONE) && x.body.toString("utf8").trim() === "null",
+    source: "routers/api/v1/repo/issue_attachment.go:348-358, :373-378; issue_comment_attachment.go:372-376; services/context/api.go:449-455",
+    applies: (x, t) => x.status === 404 && ASSET_ROUTES.includes(t) && x.body.toString("utf8").trim() === "null",
   },
   {
     id: "asset-404-notfound-shape",
@@ -98,7 +101,7 @@ export const SPEC_DIVERGENCES: readonly Divergence[] = [
     reason:
       'An attachment of another issue or repository answers ctx.NotFound("no such attachment in issue"): the APINotFound struct (message, url, errors), while the swagger declares the plain error response.',
     source: "routers/api/v1/repo/issue_attachment.go:395-411; services/context/api.go:310-331",
-    applies: (x, t) => x.status === 404 && (t === ATTACHMENTS || t === ATTACHMENT_ONE) && /"errors":/.test(x.body.toString("utf8")),
+    applies: (x, t) => x.status === 404 && ASSET_ROUTES.includes(t) && /"errors":/.test(x.body.toString("utf8")),
   },
   {
     id: "asset-upload-500",
@@ -132,11 +135,9 @@ export const FORGE_GAPS: readonly { id: string; reason: string }[] = [
       "Organisations and teams exist only through the admin API (no organisation or team routes); of a team's units only issues is enforced. Team permission values follow Forgejo (test/forge/team-permission.test.ts).",
   },
   { id: "no-git", reason: "No git data: pull requests exist only as seeded records; no branches, commits, releases." },
-  { id: "no-milestones-assignees-reactions", reason: "No milestones, assignees, reactions, comment attachments, time tracking or pins." },
-  { id: "attachment-limits", reason: "[attachment] ALLOWED_TYPES and MAX_SIZE are reported by /settings/attachment but not enforced." },
+  { id: "no-milestones-assignees-reactions", reason: "No milestones, assignees, reactions, time tracking or pins." },
   { id: "hook-types", reason: "Non-Forgejo hook types (slack, discord, …) are stored and receive the Forgejo JSON payload; their metadata is not kept." },
   { id: "issue-search", reason: "`q` searches titles and bodies, not comments (Forgejo's indexer also searches comments)." },
-  { id: "comment-edit-touches-issue", reason: "Editing a comment also moves the issue's updated_at; whether Forgejo does could not be confirmed from the source." },
   {
     id: "more-specific-routes",
     reason: "Paths Forgejo routes more specifically than a route this server has (e.g. GET /repos/{o}/{r}/issues/pinned) reach the general route (GET …/issues/{index}) and answer its 404.",

@@ -39,6 +39,11 @@ export interface Ops {
   getAsset(o: string, r: string, n: number, id: number): Promise<Reply>;
   editAsset(o: string, r: string, n: number, id: number, body: Body): Promise<Reply>;
   deleteAsset(o: string, r: string, n: number, id: number): Promise<Reply>;
+  listCommentAssets(o: string, r: string, cid: number): Promise<Reply>;
+  createCommentAsset(o: string, r: string, cid: number, file: { name: string; bytes: Uint8Array }, q?: Q): Promise<Reply>;
+  getCommentAsset(o: string, r: string, cid: number, id: number): Promise<Reply>;
+  editCommentAsset(o: string, r: string, cid: number, id: number, body: Body): Promise<Reply>;
+  deleteCommentAsset(o: string, r: string, cid: number, id: number): Promise<Reply>;
   listIssueLabels(o: string, r: string, n: number): Promise<Reply>;
   addIssueLabels(o: string, r: string, n: number, body: Body): Promise<Reply>;
   replaceIssueLabels(o: string, r: string, n: number, body: Body): Promise<Reply>;
@@ -115,6 +120,11 @@ export function giteaJs(baseUrl: string): Driver {
       getAsset: (o, r, n, id) => gj(api.repos.issueGetIssueAttachment(o, r, n, id)),
       editAsset: (o, r, n, id, body) => gj(gr("issueEditIssueAttachment", o, r, n, id, body)),
       deleteAsset: (o, r, n, id) => gj(api.repos.issueDeleteIssueAttachment(o, r, n, id)),
+      listCommentAssets: (o, r, cid) => gj(api.repos.issueListIssueCommentAttachments(o, r, cid)),
+      createCommentAsset: (o, r, cid, f, q) => gj(gr("issueCreateIssueCommentAttachment", o, r, cid, { attachment: file(f) }, q)),
+      getCommentAsset: (o, r, cid, id) => gj(api.repos.issueGetIssueCommentAttachment(o, r, cid, id)),
+      editCommentAsset: (o, r, cid, id, body) => gj(gr("issueEditIssueCommentAttachment", o, r, cid, id, body)),
+      deleteCommentAsset: (o, r, cid, id) => gj(api.repos.issueDeleteIssueCommentAttachment(o, r, cid, id)),
       listIssueLabels: (o, r, n) => gj(api.repos.issueGetLabels(o, r, n)),
       addIssueLabels: (o, r, n, body) => gj(gr("issueAddLabel", o, r, n, body)),
       replaceIssueLabels: (o, r, n, body) => gj(gr("issueReplaceLabels", o, r, n, body)),
@@ -182,6 +192,11 @@ export function forgejoTs(baseUrl: string): Driver {
       getAsset: (o, r, n, id) => fj(ff("issueGetIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }))),
       editAsset: (o, r, n, id, body) => fj(ff("issueEditIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }, { body }))),
       deleteAsset: (o, r, n, id) => fj(ff("issueDeleteIssueAttachment", c({ owner: o, repo: r, index: n, attachment_id: id }))),
+      listCommentAssets: (o, r, cid) => fj(ff("issueListIssueCommentAttachments", c({ owner: o, repo: r, id: cid }))),
+      createCommentAsset: (o, r, cid, x, q) => fj(ff("issueCreateIssueCommentAttachment", c({ owner: o, repo: r, id: cid }, { body: { attachment: blob(x) }, query: q }))),
+      getCommentAsset: (o, r, cid, id) => fj(ff("issueGetIssueCommentAttachment", c({ owner: o, repo: r, id: cid, attachment_id: id }))),
+      editCommentAsset: (o, r, cid, id, body) => fj(ff("issueEditIssueCommentAttachment", c({ owner: o, repo: r, id: cid, attachment_id: id }, { body }))),
+      deleteCommentAsset: (o, r, cid, id) => fj(ff("issueDeleteIssueCommentAttachment", c({ owner: o, repo: r, id: cid, attachment_id: id }))),
       listIssueLabels: (o, r, n) => fj(ff("issueGetLabels", c({ owner: o, repo: r, index: n }))),
       addIssueLabels: (o, r, n, body) => fj(ff("issueAddLabel", c({ owner: o, repo: r, index: n }, { body }))),
       replaceIssueLabels: (o, r, n, body) => fj(ff("issueReplaceLabels", c({ owner: o, repo: r, index: n }, { body }))),

@@ -126,6 +126,28 @@ export async function runScenario(s: Seeded & { carol: string }, driver: Driver)
   await status(bob.deleteAsset(o, r, n, aid), 403, "delete by a non-writer");
   await status(alice.deleteAsset(o, r, n, aid), 204, "delete asset");
   await status(alice.deleteAsset(o, r, n, aid), 404, "delete it again");
+  await status(alice.createAsset(o, r, n, { name: "a.bin", bytes: Buffer.from("xyz") }), 422, "upload of a type ALLOWED_TYPES lacks");
+
+  // Comment assets (issue_comment_attachment.go).
+  const cmt = rec((await status(alice.createComment(o, r, n, { body: "with a file" }), 201, "comment for assets")).data);
+  const acid = Number(cmt.id);
+  expect(arr((await status(anon.listCommentAssets(o, r, acid), 200, "no comment assets")).data)).toHaveLength(0);
+  const casset = rec((await status(alice.createCommentAsset(o, r, acid, { name: "log.txt", bytes: Buffer.from("hello") }), 201, "comment upload")).data);
+  expect(casset).toMatchObject({ name: "log.txt", size: 5 });
+  const caid = Number(casset.id);
+  await status(alice.createCommentAsset(o, r, acid, { name: "x.exe", bytes: Buffer.from("MZ") }), 422, "comment upload of a forbidden type");
+  await status(bob.createCommentAsset(o, r, acid, { name: "b.txt", bytes: Buffer.from("b") }), 403, "comment upload by a non-writer");
+  await status(anon.createCommentAsset(o, r, acid, { name: "c.txt", bytes: Buffer.from("c") }), 401, "anonymous comment upload");
+  await status(alice.createCommentAsset(o, r, 99999, { name: "d.txt", bytes: Buffer.from("d") }), 404, "upload to an unknown comment");
+  expect(arr(rec((await status(anon.getComment(o, r, acid), 200, "comment with assets")).data).assets)).toHaveLength(1);
+  expect(arr((await status(anon.listCommentAssets(o, r, acid), 200, "comment assets")).data)).toHaveLength(1);
+  await status(anon.getCommentAsset(o, r, acid, caid), 200, "get comment asset");
+  await status(anon.getCommentAsset(o, r, acid, 9999), 404, "unknown comment asset");
+  expect(rec((await status(alice.editCommentAsset(o, r, acid, caid, { name: "renamed.txt" }), 201, "rename comment asset")).data).name).toBe("renamed.txt");
+  await status(bob.editCommentAsset(o, r, acid, caid, { name: "mine.txt" }), 403, "rename a comment asset as a non-writer");
+  await status(bob.deleteCommentAsset(o, r, acid, caid), 403, "delete a comment asset as a non-writer");
+  await status(alice.deleteCommentAsset(o, r, acid, caid), 204, "delete comment asset");
+  await status(alice.deleteCommentAsset(o, r, acid, caid), 404, "delete it again");
 
   // Collaborators.
   await status(carol.permission(o, r, "carol"), 200, "own permission");

@@ -77,7 +77,7 @@ describe("a comment kind defined in a test alone", () => {
     expect(parsedCommentSchema(kinds).safeParse({ kind: "invalid", marker: "note", agent: null, error: "x" }).success).toBe(true);
     expect(ParsedCommentSchema.safeParse(parsed).success).toBe(false);
     const defs = protocolJsonSchema(kinds)["$defs"] as Record<string, { description?: string; properties?: Record<string, unknown> }>;
-    expect(Object.keys(defs)).toEqual(["Checkpoint", "JsonValue", "Health", "Control", "Note"]);
+    expect(Object.keys(defs)).toEqual(["Checkpoint", "JsonValue", "Health", "Control", "Snapshot", "Note"]);
     expect(Object.keys(defs["Note"]?.properties ?? {})).toEqual(["agent", "session", "text"]);
     expect(Object.keys(protocolJsonSchema()["$defs"] as object)).not.toContain("Note");
   });
