@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { formatSnapshot, pythonUtcIsoformat } from "../protocol/index.ts";
 import type { SessionStore } from "../session-client/index.ts";
@@ -108,11 +108,11 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
     const readFrom = new Map<string, string>();
     for (const [i, l] of locals.entries()) {
       if (l.kind !== "sqlite") {
-        readFrom.set(l.path, join(o.cwd, l.source));
+        readFrom.set(l.path, resolve(o.cwd, l.source));
         continue;
       }
       const copy = join(tmp, `db-${i}.sqlite`);
-      backupSqlite(join(o.cwd, l.source), copy);
+      backupSqlite(resolve(o.cwd, l.source), copy);
       readFrom.set(l.path, copy);
     }
     const prevByPath = new Map((prev?.files ?? []).map((f) => [f.path, f]));
