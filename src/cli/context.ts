@@ -37,10 +37,9 @@ export interface ForgeFlags {
   repo?: string;
 }
 
-/** `checkpost mcp`'s flags: the global ones it passes on to every call it runs. */
+/** `checkpost mcp`'s flags: --debug, passed on to every call it runs. */
 export interface McpFlags {
   debug?: boolean;
-  envFile?: string;
 }
 
 /**

@@ -234,10 +234,7 @@ with "did you mean" for a name one typo from a known agent's; --existing makes i
   program
     .command("mcp")
     .description("serve checkpoint_save, checkpoint_resume, health_report, session_status, snapshot_save and snapshot_restore to an MCP client on stdio (docs/mcp.md)")
-    .action(async () => {
-      const g = program.opts<{ debug?: boolean; envFile?: string }>();
-      await root.mcp(io, { debug: g.debug === true, ...(g.envFile !== undefined ? { envFile: g.envFile } : {}) });
-    });
+    .action(async () => root.mcp(io, { debug: debug() }));
 
   program
     .command("forge")

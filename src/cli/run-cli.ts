@@ -15,7 +15,7 @@ export async function runCliWith(argv: string[], io: CliIo, root: CliRoot): Prom
   const debug = argv.includes("--debug");
   try {
     // .env (or --env-file) fills in what the environment does not set, for every command.
-    const env = withEnvFile(io.env, io.cwd, envFileFlag(argv));
+    const env = io.envComplete === true ? io.env : withEnvFile(io.env, io.cwd, envFileFlag(argv));
     await buildProgram({ ...io, env }, root).parseAsync(argv, { from: "user" });
     return 0;
   } catch (e) {

@@ -12,6 +12,12 @@ export interface McpToolHints {
   openWorldHint: boolean;
 }
 
+/** A CLI call: its argv, and the folder it runs in when not the server's own (a path given relative to it). */
+export interface CliCall {
+  argv: string[];
+  cwd?: string;
+}
+
 export interface McpTool {
   name: string;
   title: string;
@@ -19,8 +25,8 @@ export interface McpTool {
   /** The arguments, as the client's model sees them (JSON Schema) and as the handler checks them. */
   input: z.ZodObject;
   hints: McpToolHints;
-  /** The CLI's argv for validated arguments; throws a ZodError on arguments the schema refuses. */
-  argv(args: unknown): string[];
+  /** The CLI call the validated arguments stand for; throws a ZodError on arguments the schema refuses. */
+  call(args: unknown): CliCall;
   /** CLI exit codes that are an answer, not a failure (`status` exits 3 when something needs attention). */
   okCodes: readonly number[];
 }
@@ -38,8 +44,23 @@ const agent = z.string().min(1).describe('Your agent name, the same on every cal
 const session = z.string().min(1).describe('The session (task) id, the same on every call of one task (e.g. "issue-42").');
 const jsonObject = z.record(z.string(), z.unknown());
 
-function tool<S extends z.ZodObject>(t: Omit<McpTool, "input" | "argv" | "okCodes"> & { input: S; argv: (a: z.infer<S>) => string[]; okCodes?: readonly number[] }): McpTool {
-  return { ...t, okCodes: t.okCodes ?? [EXIT.ok], argv: (args) => t.argv(t.input.parse(args ?? {})) };
+interface ToolSpec<S extends z.ZodObject> extends Omit<McpTool, "input" | "call" | "okCodes"> {
+  input: S;
+  argv: (a: z.infer<S>) => string[];
+  cwd?: (a: z.infer<S>) => string | undefined;
+  okCodes?: readonly number[];
+}
+
+function tool<S extends z.ZodObject>({ argv, cwd, okCodes, ...t }: ToolSpec<S>): McpTool {
+  return {
+    ...t,
+    okCodes: okCodes ?? [EXIT.ok],
+    call: (args) => {
+      const a = t.input.parse(args ?? {});
+      const folder = cwd?.(a);
+      return { argv: argv(a), ...(folder !== undefined ? { cwd: folder } : {}) };
+    },
+  };
 }
 
 const WRITE: McpToolHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
@@ -138,34 +159,39 @@ const snapshotSave = tool({
   name: "snapshot_save",
   title: "Snapshot your session files",
   description:
-    "Save your own native session files (a JSONL transcript, a SQLite session database) beside your checkpoints, so a restart can " +
-    "restore them with snapshot_restore. An append-only file uploads only its new tail. A file whose saved start was rewritten is " +
-    "refused as divergent and the last good snapshot stays: pass force to replace it. " +
-    "Give absolute paths. Answers JSON describing the snapshot.",
+    "Save your own native session files (a JSONL transcript, a SQLite session database) beside your checkpoints, so that after a " +
+    "restart snapshot_restore can bring them back. Call it after each checkpoint_save, and before you stop. " +
+    "Files are stored under their path relative to `folder` (e.g. folder = your transcripts folder, paths = [the transcript]); " +
+    "every path must be inside it. An append-only file uploads only its new tail; nothing changed writes nothing. A file whose " +
+    "stored start was rewritten is refused as divergent, naming it, and the last good snapshot stays: pass force to replace it. " +
+    "Answers JSON: changed, files, bytes, uploaded, sealed, comment_id.",
   input: z.object({
     agent,
     session,
-    paths: z.array(z.string().min(1)).min(1).describe("Files to snapshot (absolute paths), e.g. your JSONL transcript."),
-    sqlite: z.array(z.string().min(1)).optional().describe("SQLite databases to snapshot (absolute paths), copied consistently while in use."),
-    force: z.boolean().optional().describe("Replace a divergent file's stored copy with the local one."),
+    folder: z.string().min(1).optional().describe("Absolute folder the files are under; paths are stored relative to it (default: the folder the server runs in)."),
+    paths: z.array(z.string().min(1)).optional().describe("Files to snapshot, absolute or relative to folder (e.g. your JSONL transcript)."),
+    sqlite: z.array(z.string().min(1)).optional().describe("SQLite databases to snapshot, absolute or relative to folder: copied consistently while in use."),
+    force: z.boolean().optional().describe("Publish a divergent file as a full replacement of its stored copy."),
   }),
   hints: WRITE,
   // `--` ends the options: a path that starts with a dash is still a path.
-  argv: (a) => ["snapshot", "save", ...flag("agent", a.agent), ...flag("session", a.session), ...flags("sqlite", a.sqlite), ...toggle("force", a.force), "--", ...a.paths],
+  argv: (a) => ["snapshot", "save", ...flag("agent", a.agent), ...flag("session", a.session), ...flags("sqlite", a.sqlite), ...toggle("force", a.force), "--", ...(a.paths ?? [])],
+  cwd: (a) => a.folder,
 });
 
 const snapshotRestore = tool({
   name: "snapshot_restore",
   title: "Restore your session files",
   description:
-    "Write your latest snapshot (from snapshot_save) into a folder, after a restart. Each file is written whole or not at all; " +
-    "a local file newer than the snapshot, or extending it, is kept and named, unless force is given. " +
-    'A snapshot whose parts are missing fails as "out of sync": do not start afresh in silence, tell a person. ' +
-    "Give an absolute folder. Answers JSON naming what was restored and kept.",
+    "After a restart, write your latest snapshot (from snapshot_save) back: each file goes to `into` joined with the path it was " +
+    "stored under, so give as `into` the folder you gave snapshot_save. Each file is written whole or not at all; a local file " +
+    "newer than the snapshot, or extending it, is kept and named, unless force is given. " +
+    'A snapshot whose parts are missing fails as "out of sync": then do not start afresh in silence, tell a person. ' +
+    "Answers JSON: comment_id (null: no snapshot yet, nothing to restore) and each file with its action (written, same, kept).",
   input: z.object({
     agent,
     session,
-    into: z.string().min(1).describe("The folder to restore into (absolute path)."),
+    into: z.string().min(1).describe("Absolute folder to restore into (the `folder` of snapshot_save)."),
     force: z.boolean().optional().describe("Overwrite local files even when they are newer than the snapshot."),
   }),
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },

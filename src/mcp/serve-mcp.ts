@@ -5,12 +5,12 @@
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { MCP_TOOLS } from "./mcp-tools.ts";
+import { type CliCall, MCP_TOOLS } from "./mcp-tools.ts";
 import { type CliRun, type ToolAnswer, badArguments, toolAnswer } from "./tool-answer.ts";
 
 export interface ServeMcpOptions {
   /** Run one CLI call in this process and return what it printed. */
-  run(argv: string[]): Promise<CliRun>;
+  run(call: CliCall): Promise<CliRun>;
   /** checkpost's version, which the server reports to the client. */
   version: string;
   /** The protocol's channel: the process's stdin and stdout. Nothing else may write to `stdout`. */
@@ -38,8 +38,8 @@ const result = (a: ToolAnswer) => ({ content: a.texts.map((text) => ({ type: "te
 export async function serveMcp(o: ServeMcpOptions): Promise<void> {
   const server = new McpServer({ name: "checkpost", version: o.version }, { instructions: INSTRUCTIONS });
   let queue: Promise<unknown> = Promise.resolve();
-  const serial = (argv: string[]): Promise<CliRun> => {
-    const p = queue.then(() => o.run(argv));
+  const serial = (call: CliCall): Promise<CliRun> => {
+    const p = queue.then(() => o.run(call));
     queue = p.catch(() => undefined);
     return p;
   };
@@ -47,14 +47,14 @@ export async function serveMcp(o: ServeMcpOptions): Promise<void> {
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...tool.hints } }, async (args) => {
       // The SDK checks the arguments against the schema first; checked again here, so that a client or an
       // SDK version that lets a bad call through still gets a tool error naming the argument.
-      let argv: string[];
+      let call: CliCall;
       try {
-        argv = tool.argv(args);
+        call = tool.call(args);
       } catch (e) {
         return result(badArguments(tool, e));
       }
       try {
-        return result(toolAnswer(tool, await serial(argv)));
+        return result(toolAnswer(tool, await serial(call)));
       } catch (e) {
         // runCli reports every failure as an exit code; this is a bug, still answered as the call's error.
         return result({ isError: true, texts: [`checkpost: ${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`] });

@@ -2,7 +2,7 @@
 // which spawns the CLI from source, against the embedded Forgejo on a random port. Each answer is compared
 // with what the CLI prints for the same call, run in this process.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -190,16 +190,54 @@ describe("checkpost mcp over stdio (SDK client)", () => {
     expect(texts(st).length === 2).toBe(shell.code === 3);
   });
 
-  it("snapshot_save and snapshot_restore run `checkpost snapshot save|restore` and answer its errors as isError", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "checkpost-mcp-snap-"));
-    const missing = join(dir, "no-such-transcript.jsonl");
-    const save = await call("snapshot_save", { agent: "mcp-worker", session: "s1", paths: [missing] });
+  it("snapshot_save and snapshot_restore round-trip a transcript kept outside the server's folder", async () => {
+    // The agent's own files live where its runtime keeps them, not in the folder the client started the server in.
+    const sessions = mkdtempSync(join(tmpdir(), "checkpost-mcp-sessions-"));
+    const transcript = join(sessions, "abc.jsonl");
+    const line = (i: number) => `${JSON.stringify({ turn: i, text: `message ${i}` })}\n`;
+    writeFileSync(transcript, Array.from({ length: 200 }, (_, i) => line(i)).join(""));
+    const S = { agent: "snap-worker", session: "s1" };
+
+    const first = await call("snapshot_save", { ...S, folder: sessions, paths: [transcript] });
+    expect(first.isError, texts(first).join("\n")).toBeFalsy();
+    expect(answer(first)).toMatchObject({ changed: true, agent: "snap-worker", session: "s1", files: 1, bytes: statSync(transcript).size, sealed: null });
+    // Without CHECKPOST_STATE_KEY the CLI warns that the transcript is readable; the tool passes it on.
+    expect(texts(first)[1]).toMatch(/CHECKPOST_STATE_KEY is not set/);
+
+    appendFileSync(transcript, line(200));
+    const tail = await call("snapshot_save", { ...S, folder: sessions, paths: ["abc.jsonl"] });
+    expect(answer(tail)).toMatchObject({ changed: true, bytes: statSync(transcript).size });
+    expect(answer(tail)["uploaded"]).toBeLessThan(statSync(transcript).size);
+    const idle = await call("snapshot_save", { ...S, folder: sessions, paths: ["abc.jsonl"] });
+    expect(answer(idle)).toMatchObject({ changed: false, uploaded: 0 });
+
+    const into = mkdtempSync(join(tmpdir(), "checkpost-mcp-restore-"));
+    const restored = await call("snapshot_restore", { ...S, into });
+    expect(restored.isError, texts(restored).join("\n")).toBeFalsy();
+    expect(answer(restored)).toMatchObject({ comment_id: answer(tail)["comment_id"], files: [{ path: "abc.jsonl", action: "written" }] });
+    expect(readFileSync(join(into, "abc.jsonl"))).toEqual(readFileSync(transcript));
+    // The CLI's answer for the same call (a second restore into the same folder: nothing to write).
+    const again = await call("snapshot_restore", { ...S, into });
+    expect(texts(again)).toEqual([(await cli(["snapshot", "restore", "--agent=snap-worker", "--session=s1", `--into=${into}`])).out]);
+    expect(answer(again)).toMatchObject({ files: [{ path: "abc.jsonl", action: "same" }] });
+  });
+
+  it("snapshot tools answer the CLI's errors as isError, and the server goes on", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "checkpost-mcp-snap-"));
+    const outside = join(tmpdir(), "not-under-the-folder.jsonl");
+    const save = await call("snapshot_save", { agent: "snap-worker", session: "s2", folder, paths: [outside] });
     expect(save.isError).toBe(true);
-    expect(texts(save).join("\n")).toBe((await cli(["snapshot", "save", "--agent=mcp-worker", "--session=s1", "--", missing])).err);
-    const restore = await call("snapshot_restore", { agent: "nobody", session: "s1", into: join(dir, "restored") });
-    expect(restore.isError).toBe(true);
-    expect(texts(restore).join("\n")).toBe((await cli(["snapshot", "restore", "--agent=nobody", "--session=s1", `--into=${join(dir, "restored")}`])).err);
-    // And the server still answers.
+    expect(texts(save).join("\n")).toMatch(/a snapshot holds files under the working directory/);
+    const nothing = await call("snapshot_save", { agent: "snap-worker", session: "s2" });
+    expect(nothing.isError).toBe(true);
+    const shell = await cli(["snapshot", "save", "--agent=snap-worker", "--session=s2", "--"]);
+    expect(shell.code).toBe(2);
+    expect(texts(nothing)).toEqual([shell.err]);
+    // No snapshot yet: not an error, an answer with comment_id null and the CLI's note.
+    const none = await call("snapshot_restore", { agent: "nobody", session: "s2", into: join(folder, "restored") });
+    expect(none.isError).toBeFalsy();
+    expect(answer(none)).toMatchObject({ comment_id: null, files: [] });
+    expect(texts(none)[1]).toMatch(/has no snapshot yet/);
     expect((await call("checkpoint_resume", { agent: "mcp-worker", session: "s1" })).isError).toBeFalsy();
   });
 });

@@ -43,23 +43,30 @@ describe("the MCP tools' CLI calls", () => {
     ["snapshot_restore", { agent: "w", session: "s1", into: "/t/out" }, ["snapshot", "restore", "--agent=w", "--session=s1", "--into=/t/out"]],
     ["snapshot_restore", { agent: "w", session: "s1", into: "/t/out", force: true }, ["snapshot", "restore", "--agent=w", "--session=s1", "--into=/t/out", "--force"]],
   ])("%s %j → checkpost %j", (name, args, argv) => {
-    expect(byName(name).argv(args)).toEqual(argv);
+    expect(byName(name).call(args)).toEqual({ argv });
   });
 
   it("keeps a value that starts with a dash as the flag's value, not another option", () => {
-    expect(byName("checkpoint_resume").argv({ agent: "--issue", session: "-1" })).toEqual(["resume", "--agent=--issue", "--session=-1"]);
+    expect(byName("checkpoint_resume").call({ agent: "--issue", session: "-1" }).argv).toEqual(["resume", "--agent=--issue", "--session=-1"]);
+  });
+
+  it("runs snapshot_save in its folder, so paths are stored relative to it", () => {
+    expect(byName("snapshot_save").call({ agent: "w", session: "s1", folder: "/home/a/.agent/sessions", paths: ["abc.jsonl"] })).toEqual({
+      argv: ["snapshot", "save", "--agent=w", "--session=s1", "--", "abc.jsonl"],
+      cwd: "/home/a/.agent/sessions",
+    });
   });
 
   it("refuses what the schema refuses, naming the argument", () => {
     const save = byName("checkpoint_save");
-    expect(() => save.argv({ agent: "w", session: "s", phase: "p" })).toThrow(/data/);
+    expect(() => save.call({ agent: "w", session: "s", phase: "p" })).toThrow(/data/);
     const answer = badArguments(
       save,
-      thrown(() => save.argv({ agent: "w", session: "s", phase: "p", data: {}, seq: -1 })),
+      thrown(() => save.call({ agent: "w", session: "s", phase: "p", data: {}, seq: -1 })),
     );
     expect(answer.isError).toBe(true);
     expect(answer.texts.join("")).toMatch(/checkpoint_save: invalid arguments:[\s\S]*seq/);
-    expect(() => byName("snapshot_save").argv({ agent: "w", session: "s", paths: [] })).toThrow(/paths/);
+    expect(() => byName("snapshot_save").call({ agent: "w", session: "s", paths: "t.jsonl" })).toThrow(/paths/);
   });
 
   it("every tool has a title, a description a model can act on, and hints", () => {
@@ -109,7 +116,7 @@ describe("checkpost mcp without the SDK", () => {
     const io: CliIo = { out: () => undefined, err: (t) => err.push(t), readStdin: async () => "", env: {}, cwd: process.cwd() };
     const notInstalled = Object.assign(new Error("Cannot find package '@modelcontextprotocol/sdk' imported from /x/dist/cli-bundle/serve-mcp.js"), { code: "ERR_MODULE_NOT_FOUND" });
     const never = () => Promise.reject(new Error("not used"));
-    const root: CliRoot = { context: never, settings: never, forgejo: never, openBotStore: never, forge: never, mcp: () => Promise.reject(notInstalled) };
+    const root: CliRoot = { context: never, settings: never, forgejo: never, openBotStore: never, forge: never, snapshotSettings: never, mcp: () => Promise.reject(notInstalled) };
     expect(await runCliWith(["mcp"], io, root)).toBe(1);
     expect(err.join("")).toBe("checkpost: this command needs the package @modelcontextprotocol/sdk, which checkpost installs only on request; in your project run: npm i @modelcontextprotocol/sdk");
   });
