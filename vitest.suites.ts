@@ -8,6 +8,7 @@ export const SLOW_SUITES = [
   "test/reliability/crash.test.ts",
   "test/reliability/faults.test.ts",
   "test/reliability/fuzz.test.ts",
+  "test/reliability/snapshots.test.ts", // SIGKILLed snapshot saves and restores (npm run reliability:snapshots runs 100 of each)
   "test/reliability/trust-suite.test.ts", // runs the reliability:trust scenarios at reduced counts
   // trust at size: 20,000 untrusted names, a 30 MiB comment (npm test runs the same checks at 2,000
   // names and 8 MiB, so each issue-9 attack stays in npm test); and the web view in headless Chromium

@@ -21,3 +21,5 @@ export { renderStatusText } from "./render-status-text.ts";
 export type { StatusTextOptions } from "./render-status-text.ts";
 export { renderRetentionLine } from "./render-retention-line.ts";
 export type { RetentionInfo } from "./render-retention-line.ts";
+export { formatBytes, formatSnapshotSummary, snapshotOf } from "./snapshot-summary.ts";
+export type { SnapshotShown } from "./snapshot-summary.ts";

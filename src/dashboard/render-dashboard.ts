@@ -9,6 +9,7 @@ import type { AttentionReason, DashboardRow } from "./dashboard-model.ts";
 import { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 import { formatAge } from "./format-age.ts";
 import { DASHBOARD_END, DASHBOARD_START, UPDATED_LINE_PREFIX } from "./markers.ts";
+import { formatSnapshotSummary, snapshotOf } from "./snapshot-summary.ts";
 import { renderGantt } from "./render-gantt.ts";
 import { buildResumeIndex, formatResumeIndex } from "./resume-index.ts";
 import { formatResumeIndexRef, resumeIndexContent } from "./extract-resume-index.ts";
@@ -199,6 +200,12 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
     lines.push(`##### Session ${escapeMarkdown(g.session)}`, "", "| Agent | Phase → resume point | Last checkpoint | Health | Liveness |", "| --- | --- | --- | --- | --- |");
     for (const r of g.rows) lines.push(`| ${escapeMarkdown(r.entry.agent)} | ${phaseCell(r)} | ${lastCell(r, now)} | ${healthCell(r, now)} | ${livenessCell(r)} |`);
     lines.push("");
+    // Each agent's latest snapshot of its native state (docs/snapshots.md), when it has one.
+    const snaps = g.rows.flatMap((r) => {
+      const s = snapshotOf(r.entry);
+      return s ? [`${escapeMarkdown(r.entry.agent)}: ${formatSnapshotSummary(s, now)}`] : [];
+    });
+    if (snaps.length) lines.push(`Latest snapshots: ${snaps.join(" · ")}`, "");
     for (const r of g.rows) lines.push(...details(r, now, controls), "");
   }
   if (m.omitted) lines.push(`_…and ${m.omitted} more agent session${m.omitted === 1 ? "" : "s"} not shown (\`checkpost status\` or \`/api/agents\` list all)._`, "");

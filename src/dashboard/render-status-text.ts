@@ -1,3 +1,4 @@
+import { formatSnapshotSummary, snapshotOf } from "./snapshot-summary.ts";
 import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { LivenessOptions, LivenessState } from "../projection/index.ts";
 import type { AttentionReason, DashboardModel, DashboardRow } from "./dashboard-model.ts";
@@ -110,6 +111,10 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
         ]),
       ]),
     );
+    for (const r of g.rows) {
+      const s = snapshotOf(r.entry);
+      if (s) out.push(`  ${clean(r.entry.agent)}: latest snapshot ${formatSnapshotSummary(s, now)}`);
+    }
   }
   if (m.total === 0) out.push("", "  no checkpoints or health signals yet");
   if (m.omitted) out.push("", `…and ${m.omitted} more agent sessions (use --json for all)`);

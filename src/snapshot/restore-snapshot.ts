@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, rename, rm, utimes } from "node:fs/promises";
+import { chmod, mkdir, open, readdir, rename, rm, utimes } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { SessionStore } from "../session-client/index.ts";
 import type { HostAttachment } from "../ports/issue-host.ts";
@@ -90,6 +90,7 @@ export async function restoreSnapshot(o: RestoreSnapshotOptions): Promise<Restor
       else if (d.kind === "keep") answers.push({ path: f.path, action: "kept", why: d.why });
       else {
         await mkdir(dirname(dest), { recursive: true });
+        await removeStaleTemps(dest);
         const temp = join(dirname(dest), `.${basename(dest)}.checkpost-${randomBytes(6).toString("hex")}.tmp`);
         toWrite.push({ f, dest, temp });
         await writeWhole(o.api, f, located.get(f) ?? [], keys, temp);
@@ -110,6 +111,13 @@ export async function restoreSnapshot(o: RestoreSnapshotOptions): Promise<Restor
     throw e;
   }
   return { agent: o.agent, session: o.session, comment_id: snap.commentId, issue: snap.issue, epoch: m.epoch, sealed: m.key, bytes: m.files.reduce((n, f) => n + f.size, 0), files: answers };
+}
+
+/** Temp files a killed restore of `dest` left beside it (never read as the file): removed before writing it again. */
+async function removeStaleTemps(dest: string): Promise<void> {
+  const prefix = `.${basename(dest)}.checkpost-`;
+  const names = await readdir(dirname(dest)).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith(".tmp")).map((n) => rm(join(dirname(dest), n), { force: true })));
 }
 
 /** Download, check and write one file to `temp` (fsynced, its mode and mtime as saved). */

@@ -91,8 +91,11 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
   if (last) {
     try {
       prev = await loadManifest(api, last, keys, parts);
+      // The chunks a new manifest would name again must still be there, or it would be out of sync too.
+      await requireParts(prev, parts, last.commentId);
     } catch (e) {
       if (!(e instanceof SnapshotOutOfSyncError) || !o.force) throw e;
+      prev = null; // nothing of it is reused: a full snapshot
       o.logger?.warn({ err: e.message }, "the last snapshot is out of sync; --force publishes a full one");
     }
   }
@@ -232,4 +235,16 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** Every chunk of `m` is still an attachment where it says; else "out of sync". */
+async function requireParts(m: Manifest, parts: PartsIndex, snapshotComment: number): Promise<void> {
+  const refs = m.files.flatMap((f) => f.chunks);
+  const found = await Promise.all(refs.map((c) => parts.find(c.c, chunkFileName(c.n))));
+  const gone = refs.filter((_, i) => found[i] === null);
+  if (gone.length)
+    throw new SnapshotOutOfSyncError(
+      `out of sync: the last snapshot (comment ${snapshotComment}) names ${gone.length} part(s) that are gone (on comment(s) ${[...new Set(gone.map((c) => c.c))].join(", ")}). ` +
+        "Nothing was uploaded. Pass --force to publish a full snapshot from the agent's current files.",
+    );
 }

@@ -47,16 +47,16 @@ describe("checkpost snapshot", () => {
   it("uploads only the new tail of a JSONL file, with the prefix proof, and writes nothing when nothing changed", async () => {
     w = await snapshotWorld();
     const file = join(w.work, "t.jsonl");
-    writeFileSync(file, jsonl(0, 20_000)); // ~1.4 MiB
+    writeFileSync(file, jsonl(0, 5_000)); // ~420 KiB
     const first = await w.cli(["snapshot", "save", ...A, "t.jsonl"]);
     expect(first.code, first.err).toBe(0);
-    const appended = jsonl(20_000, 21_000);
+    const appended = jsonl(5_000, 6_000);
     appendFileSync(file, appended);
     const second = await w.cli(["snapshot", "save", ...A, "t.jsonl"]);
     expect(second.code, second.err).toBe(0);
     const r = second.json<{ uploaded: number; bytes: number }>();
     expect(r.bytes).toBe(statSync(file).size);
-    // The appended bytes plus a small manifest; never the 1.4 MiB already stored.
+    // The appended bytes plus a small manifest; never the 420 KiB already stored.
     expect(r.uploaded).toBeGreaterThanOrEqual(appended.length);
     expect(r.uploaded).toBeLessThan(appended.length + 4096);
     const before = (await w.comments()).length;
@@ -172,9 +172,14 @@ describe("checkpost snapshot", () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/out of sync: .* names \d+ part\(s\) that are gone .*Nothing was restored/);
     expect(readdirSync(dir)).toEqual([]);
-    // A save says so too, rather than silently starting a fresh history.
+    // A save says so too, rather than extending a snapshot that cannot be restored.
     const s = await w.cli(["snapshot", "save", ...A, "a.jsonl", "b.jsonl"]);
-    expect(s.code).toBe(0); // the manifest is there; what is gone are chunks, which the save does not need
+    expect(s.code).toBe(1);
+    expect(s.err).toMatch(/out of sync: the last snapshot .* Pass --force/);
+    const forced = await w.cli(["snapshot", "save", ...A, "--force", "a.jsonl", "b.jsonl"]);
+    expect(forced.code, forced.err).toBe(0);
+    expect((await w.cli(["snapshot", "restore", ...A, "--into", dir])).code).toBe(0);
+    expect(readFileSync(join(dir, "a.jsonl"))).toEqual(readFileSync(join(w.work, "a.jsonl")));
   });
 
   it("never clobbers newer local state without --force, and names each file kept", async () => {
@@ -282,6 +287,18 @@ describe("checkpost snapshot", () => {
     const dir2 = into();
     expect((await w.cli(["snapshot", "restore", ...A, "--into", dir2])).json()).toMatchObject({ issue: next.number });
     expect(readFileSync(join(dir2, "t.jsonl"))).toEqual(readFileSync(file));
+  });
+
+  it("checkpost status shows each agent's latest snapshot: files, size, sealed or not, age", async () => {
+    w = await snapshotWorld();
+    writeFileSync(join(w.work, "t.jsonl"), jsonl(0, 10));
+    expect((await w.cli(["save", ...A, "--phase", "p", "--data", "{}"])).code).toBe(0);
+    expect((await w.cli(["snapshot", "save", ...A, "t.jsonl"], { CHECKPOST_STATE_KEY: KEY_A })).code).toBe(0);
+    const st = await w.cli(["status"], { NO_COLOR: "1" });
+    expect(st.out).toContain(`worker: latest snapshot 1 file, ${jsonl(0, 10).length} B, sealed, just now`);
+    const json = await w.cli(["status", "--json"]);
+    const entry = json.json<{ entries: { agent: string; kinds?: Record<string, { value: unknown }> }[] }>().entries.find((e) => e.agent === "worker");
+    expect(entry?.kinds?.["snapshot"]?.value).toMatchObject({ files: 1, bytes: jsonl(0, 10).length, sealed: expect.stringMatching(/^[0-9a-f]{16}$/) });
   });
 
   it("answers a fresh start when the agent has no snapshot", async () => {
