@@ -43,21 +43,33 @@ export async function serveMcp(o: ServeMcpOptions): Promise<void> {
     queue = p.catch(() => undefined);
     return p;
   };
+  // Calls being handled, from the SDK's call to the handler to its return: the end of stdin waits for them.
+  let inFlight = 0;
+  let whenIdle: (() => void) | undefined;
+  const settled = () => {
+    if (inFlight === 0) whenIdle?.();
+  };
   for (const tool of MCP_TOOLS) {
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...tool.hints } }, async (args) => {
-      // The SDK checks the arguments against the schema first; checked again here, so that a client or an
-      // SDK version that lets a bad call through still gets a tool error naming the argument.
-      let call: CliCall;
+      inFlight++;
       try {
-        call = tool.call(args);
-      } catch (e) {
-        return result(badArguments(tool, e));
-      }
-      try {
-        return result(toolAnswer(tool, await serial(call)));
-      } catch (e) {
-        // runCli reports every failure as an exit code; this is a bug, still answered as the call's error.
-        return result({ isError: true, texts: [`checkpost: ${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`] });
+        // The SDK checks the arguments against the schema first; checked again here, so that a client or an
+        // SDK version that lets a bad call through still gets a tool error naming the argument.
+        let call: CliCall;
+        try {
+          call = tool.call(args);
+        } catch (e) {
+          return result(badArguments(tool, e));
+        }
+        try {
+          return result(toolAnswer(tool, await serial(call)));
+        } catch (e) {
+          // runCli reports every failure as an exit code; this is a bug, still answered as the call's error.
+          return result({ isError: true, texts: [`checkpost: ${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`] });
+        }
+      } finally {
+        inFlight--;
+        settled();
       }
     });
   }
@@ -67,7 +79,20 @@ export async function serveMcp(o: ServeMcpOptions): Promise<void> {
   });
   server.server.onerror = (e) => o.log(`checkpost mcp: ${e.message}`);
   // The SDK's transport does not watch for the end of stdin; the client closing it is the end of the session.
-  const ended = () => void queue.then(() => server.close());
+  // A call the client sent just before closing is still answered: wait (after the SDK has dispatched what
+  // it read) until no call is in flight, and close only after the last answer has been handed to stdout.
+  let ending = false;
+  const ended = () => {
+    if (ending) return;
+    ending = true;
+    setImmediate(() => {
+      whenIdle = () => {
+        whenIdle = undefined;
+        setImmediate(() => void server.close());
+      };
+      settled();
+    });
+  };
   o.stdin.once("end", ended);
   o.stdin.once("close", ended);
   await server.connect(transport);

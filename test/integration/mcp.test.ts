@@ -243,19 +243,26 @@ describe("checkpost mcp over stdio (SDK client)", () => {
 });
 
 describe("checkpost mcp's process", () => {
-  it("exits 0 when the client closes stdin, and writes nothing but the protocol on stdout", async () => {
+  it("answers the call sent just before stdin closed, then exits 0, writing nothing but the protocol on stdout", async () => {
     const child = spawn(process.execPath, serverArgs, { cwd, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => out.push(c));
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    child.stdin.end(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })}\n`);
+    const messages = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      // A call that reads Forgejo, so it is still running when stdin ends.
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "checkpoint_resume", arguments: { agent: "mcp-worker", session: "s1" } } },
+    ];
+    child.stdin.end(messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
     expect(await exited).toBe(0);
-    expect(
-      Buffer.concat(out)
-        .toString()
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as unknown),
-    ).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    const lines = Buffer.concat(out)
+      .toString()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: number; result: { content?: { text: string }[]; isError?: boolean } });
+    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines[1]?.result.isError).toBeUndefined();
+    expect(JSON.parse(lines[1]?.result.content?.[0]?.text ?? "")).toMatchObject({ issue: world.issue, resume_point: expect.any(String) });
   });
 });
