@@ -301,6 +301,18 @@ describe("checkpost snapshot", () => {
     expect(entry?.kinds?.["snapshot"]?.value).toMatchObject({ files: 1, bytes: jsonl(0, 10).length, sealed: expect.stringMatching(/^[0-9a-f]{16}$/) });
   });
 
+  it("stores paths relative to the working folder: an absolute path inside it is fine, one outside is refused", async () => {
+    w = await snapshotWorld();
+    writeFileSync(join(w.work, "t.jsonl"), jsonl(0, 3));
+    const s = await w.cli(["snapshot", "save", ...A, join(w.work, "t.jsonl")]);
+    expect(s.code, s.err).toBe(0);
+    const dir = into();
+    expect((await w.cli(["snapshot", "restore", ...A, "--into", dir])).json<{ files: unknown[] }>().files).toEqual([{ path: "t.jsonl", action: "written" }]);
+    const outside = await w.cli(["snapshot", "save", ...A, join(dir, "t.jsonl")]);
+    expect(outside.code).toBe(1);
+    expect(outside.err).toContain("a snapshot holds files under the working directory");
+  });
+
   it("answers a fresh start when the agent has no snapshot", async () => {
     w = await snapshotWorld();
     const dir = into();

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { SnapshotBusyError } from "../../snapshot/core/snapshot-errors.ts";
+import { CheckpostError } from "../../errors.ts";
+import { SnapshotBusyError, SnapshotFencedError } from "../../snapshot/core/snapshot-errors.ts";
 import type { SnapshotHost } from "../../snapshot/snapshot-host.ts";
 import { parseDuration } from "../../util/parse-duration.ts";
 import { cliCacheDir } from "../cache-dir.ts";
@@ -112,9 +113,15 @@ export async function snapshotSave(io: CliIo, o: SnapshotSaveOptions, root: CliR
     try {
       let force = o.force === true;
       while (!stopping) {
-        const r = await once(force);
-        force = false; // --force replaces once; later rounds extend what it published
-        if (r.changed) printJson(io, r);
+        try {
+          const r = await once(force);
+          force = false; // --force replaces once; later rounds extend what it published
+          if (r.changed) printJson(io, r);
+        } catch (e) {
+          // A zombie stops; anything else (the forge down, a divergent file) is said and tried again next round.
+          if (e instanceof SnapshotFencedError || !(e instanceof CheckpostError)) throw e;
+          io.err(`checkpost: snapshot failed (${e.message}); trying again in ${o.every}`);
+        }
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, everyMs)))]);
         clearTimeout(timer);
