@@ -4,14 +4,14 @@ export interface CliIo {
   err: (text: string) => void;
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** stdout is a terminal (colours, screen refresh). */
-  isTTY?: boolean;
   /**
    * `env` already holds what .env or --env-file add (`checkpost mcp` read them once at start): the command
    * reads no .env of its own, so one run in another folder does not pick up that folder's .env.
    */
   envComplete?: boolean;
+  cwd: string;
+  /** stdout is a terminal (colours, screen refresh). */
+  isTTY?: boolean;
 }
 
 export const printJson = (io: CliIo, value: unknown) => io.out(JSON.stringify(value));
