@@ -23,7 +23,8 @@ const common = {
   minify: process.env.CHECKPOST_BUNDLE_NO_MINIFY !== "1",
   sourcemap: false,
   // Native (better-sqlite3) or only used by commands other than save/resume/health/latest.
-  external: ["better-sqlite3", "probot", "prom-client", "pino-pretty", "marked", "sanitize-html", "yaml", "pg"],
+  // @modelcontextprotocol/sdk: an optional peer, only for `checkpost mcp` (and its subpaths, which esbuild leaves out with it).
+  external: ["better-sqlite3", "probot", "prom-client", "pino-pretty", "marked", "sanitize-html", "yaml", "pg", "@modelcontextprotocol/sdk"],
   define: { CHECKPOST_VERSION: JSON.stringify((JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string }).version) },
   logLevel: "warning",
 } satisfies BuildOptions;

@@ -26,12 +26,14 @@ function stderrLogDestination(): DestinationStream {
   return pretty({ destination: 2, sync: true, colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" });
 }
 
-/** How the context is built beyond env and flags (the library's `SessionStore.fromEnv`). */
+/** How the context is built beyond env and flags (the library's `SessionStore.fromEnv`, `checkpost mcp`). */
 export interface CliContextOptions {
   /** The store's class (a subclass of SessionStore); default SessionStore. */
   Store?: typeof SessionStore;
   /** Start from the issue number this machine remembered (default true; the CLI forgets a stale one and retries in withStore). */
   issueCache?: boolean;
+  /** A long-lived process that runs many commands (`checkpost mcp`) passes one, so each command does not open its own keep-alive sockets. */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** Build the store from env and flags. Flags win over env. */
@@ -51,7 +53,7 @@ export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions 
     (line) => io.err(line),
   );
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
-  const fetch = nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined);
+  const fetch = flags.debug || !opts.fetch ? nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined) : opts.fetch;
   const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
   const cache = new IssueCache(env.CHECKPOST_CACHE_DIR, io.env);
   const cacheKey = [url, repo.owner, repo.repo, env.CHECKPOST_SESSION_TITLE, env.CHECKPOST_SESSION_LABEL].join("|");

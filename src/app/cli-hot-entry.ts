@@ -18,6 +18,7 @@ const hotRoot: CliRoot = {
   openBotStore: notHot("CliRoot.openBotStore"),
   snapshotSettings: notHot("CliRoot.snapshotSettings"),
   forge: notHot("CliRoot.forge"),
+  mcp: notHot("CliRoot.mcp"),
 };
 
 void runCliWith(process.argv.slice(2), processIo(), hotRoot).then(async (code) => {

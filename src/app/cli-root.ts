@@ -4,12 +4,15 @@
 import type { CliRoot } from "../cli/context.ts";
 
 export function cliRoot(): CliRoot {
-  return {
+  const root: CliRoot = {
     context: async (io, flags) => (await import("./cli-context.ts")).cliContext(io, flags),
     settings: async (io, repoFlag) => (await import("./cli-settings.ts")).clientSettings(io, repoFlag),
     forgejo: async (o) => (await import("./cli-settings.ts")).checkingForgejo(o),
     openBotStore: async (io, file) => (await import("./cli-settings.ts")).openCliBotStore(io, file),
     snapshotSettings: async (io) => (await import("./cli-snapshot.ts")).snapshotSettings(io),
     forge: async (io, o) => (await import("./cli-forge.ts")).forge(io, o),
+    // Each tool call runs a command with this same root (src/app/cli-mcp.ts).
+    mcp: async (io, o) => (await import("./cli-mcp.ts")).mcp(io, o, root),
   };
+  return root;
 }

@@ -37,6 +37,11 @@ export interface ForgeFlags {
   repo?: string;
 }
 
+/** `checkpost mcp`'s flags: --debug, passed on to every call it runs. */
+export interface McpFlags {
+  debug?: boolean;
+}
+
 /**
  * What the commands are given by the composition root (src/app/cli-root.ts): the settings read from the
  * environment, the Forgejo client, the stores and caches, the embedded forge. Commands open none of
@@ -56,4 +61,6 @@ export interface CliRoot {
   snapshotSettings(io: CliIo): Promise<SnapshotSettings>;
   /** `checkpost forge`: the embedded Forgejo on its own, until Ctrl-C. */
   forge(io: CliIo, o: ForgeFlags): Promise<void>;
+  /** `checkpost mcp`: the MCP server on stdio (docs/mcp.md), until the client closes stdin. */
+  mcp(io: CliIo, o: McpFlags): Promise<void>;
 }

@@ -6,6 +6,11 @@ export interface CliIo {
   err: (text: string) => void;
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
+  /**
+   * `env` already holds what .env or --env-file add (`checkpost mcp` read them once at start): the command
+   * reads no .env of its own, so one run in another folder does not pick up that folder's .env.
+   */
+  envComplete?: boolean;
   cwd: string;
   /** stdout is a terminal (colours, screen refresh). */
   isTTY?: boolean;

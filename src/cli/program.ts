@@ -232,6 +232,11 @@ with "did you mean" for a name one typo from a known agent's; --existing makes i
     .action(async (o) => (await import("./commands/doctor.ts")).doctor(io, { ...o, debug: debug() }, root));
 
   program
+    .command("mcp")
+    .description("serve checkpoint_save, checkpoint_resume, health_report, session_status, snapshot_save and snapshot_restore to an MCP client on stdio (docs/mcp.md)")
+    .action(async () => root.mcp(io, { debug: debug() }));
+
+  program
     .command("forge")
     .description("run the embedded Forgejo-compatible server on its own")
     .option("--port <n>", "port (0: random)", int("--port"), 3001)

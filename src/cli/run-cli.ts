@@ -3,7 +3,7 @@ import { CheckpostError, ExitError } from "../errors.ts";
 import { envFileFlag, withEnvFile } from "./env-file.ts";
 import type { CliRoot } from "./context.ts";
 import type { CliIo } from "./io.ts";
-import { OPTIONAL_INSTALL, missingOptionalPackage } from "./optional-packages.ts";
+import { installFor, missingOptionalPackage } from "./optional-packages.ts";
 import { buildProgram } from "./program.ts";
 
 /**
@@ -15,7 +15,7 @@ export async function runCliWith(argv: string[], io: CliIo, root: CliRoot): Prom
   const debug = argv.includes("--debug");
   try {
     // .env (or --env-file) fills in what the environment does not set, for every command.
-    const env = withEnvFile(io.env, io.cwd, envFileFlag(argv));
+    const env = io.envComplete === true ? io.env : withEnvFile(io.env, io.cwd, envFileFlag(argv));
     await buildProgram({ ...io, env }, root).parseAsync(argv, { from: "user" });
     return 0;
   } catch (e) {
@@ -29,8 +29,8 @@ export async function runCliWith(argv: string[], io: CliIo, root: CliRoot): Prom
     }
     const missing = missingOptionalPackage(e);
     if (missing !== undefined) {
-      // `npm i checkpost` leaves the bot's packages out (docs/install.md): say which to add.
-      io.err(`checkpost: this command needs the package ${missing}, which checkpost installs only on request; in your project run: ${OPTIONAL_INSTALL}`);
+      // `npm i checkpost` leaves the bot's packages and the MCP SDK out (docs/install.md): say which to add.
+      io.err(`checkpost: this command needs the package ${missing}, which checkpost installs only on request; in your project run: ${installFor(missing)}`);
       return 1;
     }
     const known = e instanceof CheckpostError;

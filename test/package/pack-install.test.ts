@@ -91,6 +91,11 @@ describe("the packed tarball", () => {
     };
     expect(Object.keys(manifest.dependencies).filter((d) => OPTIONAL.includes(d))).toEqual([]);
     expect(OPTIONAL.every((p) => manifest.peerDependenciesMeta[p]?.optional === true)).toBe(true);
+    // Nor the MCP SDK: `checkpost mcp` without it names the package to install (docs/mcp.md).
+    expect(installed).not.toContain("@modelcontextprotocol");
+    const mcp = spawnSync(process.execPath, ["node_modules/.bin/checkpost", "mcp"], { cwd: app, encoding: "utf8", input: "" });
+    expect(mcp.status).toBe(1);
+    expect(mcp.stderr).toContain("in your project run: npm i @modelcontextprotocol/sdk");
     // checkpost/bot without them: Node names the missing package.
     const r = spawnSyncNode(["--input-type=module", "-e", 'await import("checkpost/bot")']);
     expect(r.status).not.toBe(0);
