@@ -195,7 +195,8 @@ export class SessionTracker implements TrackerContext {
    * store may have stored them first, and the projection ignores what it holds.
    */
   async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
-    const touched = controlTouches(this.o.selfLogin, events);
+    // Read before the store takes the batch: what each of the bot's records was when it recorded it.
+    const touched = await controlTouches(this.o.selfLogin, events, (ids) => this.o.store.comments(this.storeKey, { ids, bodies: false }));
     const before = touched.size ? controlStates(this.projection) : null;
     const stored = await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     this.asOf = this.now();
@@ -203,9 +204,11 @@ export class SessionTracker implements TrackerContext {
     const changed = this.projection.applyAll(events);
     await readHistory(this);
     if (changed) this.afterChange();
+    // Before the batch's commands run: `after` must be this batch's fold alone, or a command's own
+    // record (an unpause) would look like a lost effect and be undone (issue 28.1).
+    if (before && changed) await restoreControls(this, this.controls, before, touched, events);
     // Commands only from what the store took as new: a redelivered, replayed or re-read comment is not (and its id is claimed anyway).
     await this.runCommands(stored.changed);
-    if (before && changed) await restoreControls(this, this.controls, before, touched, events);
     return changed;
   }
 
