@@ -205,8 +205,9 @@ export class ControlDesk {
         if (target.id !== undefined) input.targetId = target.id;
       }
     }
-    // A new epoch above every one seen: the current worker's next save (at its old epoch) is a zombie.
-    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 1;
+    // A new epoch above every one handed out: the current worker's next save (at its old epoch) is a zombie.
+    // Two above: a worker that resumed without writing holds the highest written epoch + 1 (issue 28.5).
+    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 2;
     if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
     const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);

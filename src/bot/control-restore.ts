@@ -56,11 +56,13 @@ export async function restoreControls(
   controls: ControlDesk,
   before: Map<string, AgentEntry>,
   touched: Map<number, string>,
-  events: readonly CommentEvent[],
+  /** The batch's events the store took as new (ApplyResult.changed), not every event given. */
+  storedAsNew: readonly CommentEvent[],
 ): Promise<void> {
   if (!t.o.lease.current()) return; // the writer restores; the others fold its record
   const after = controlStates(t.projection);
-  const fresh = new Set(events.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));
+  // What the store took as new (a first sight, a newer version): a pause listed again with the batch is not new.
+  const fresh = new Set(storedAsNew.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));
   for (const [k, b] of before) {
     const a = after.get(k)?.control;
     const bc = b.control!;

@@ -206,7 +206,7 @@ export class SessionTracker implements TrackerContext {
     if (changed) this.afterChange();
     // Before the batch's commands run: `after` must be this batch's fold alone, or a command's own
     // record (an unpause) would look like a lost effect and be undone (issue 28.1).
-    if (before && changed) await restoreControls(this, this.controls, before, touched, events);
+    if (before && changed) await restoreControls(this, this.controls, before, touched, stored.changed);
     // Commands only from what the store took as new: a redelivered, replayed or re-read comment is not (and its id is claimed anyway).
     await this.runCommands(stored.changed);
     return changed;

@@ -227,6 +227,13 @@ async function check(r: Run): Promise<void> {
   const cold = await r.w.store({ trustedAuthors: [AGENT_LOGIN, BOT] }).resume(AGENT, "s1", IMPLEMENTATION_WORKER_PHASE_MAP);
   const coldPaused = cold.directive?.kind === "pause";
 
+    console.error({
+      expected: r.paused,
+      botPaused,
+      coldPaused,
+      touched: [...r.touched],
+      all: (await r.agent.listComments(REPO, r.w.issue)).map((c) => `${c.id} ${c.author} ${c.createdAt} ${c.updatedAt}: ${c.body.replace(/\n/g, " | ").slice(0, 160)}`),
+    });
   if (botPaused !== r.paused) f.state_mismatches++;
   if (coldPaused !== r.paused) f.state_mismatches++;
   const records = await controlRecords(r);
@@ -252,6 +259,20 @@ export const KNOWN_SCHEDULES: [boolean, Step[]][] = [
   [false, [{ t: "command", verb: "pause" }, { t: "poll" }, { t: "command", verb: "resume" }, { t: "poll" }, { t: "poll" }]],
   // A rewind, then polls that list its record again: the rewind was carried out again after each poll.
   [false, [{ t: "command", verb: "rewind" }, { t: "poll" }, { t: "checkpoint" }, { t: "poll" }, { t: "poll" }]],
+  // An unpause edited in the second after a poll: the re-listed pause was taken for a new one, and the unpause not restored.
+  [
+    false,
+    [
+      { t: "command", verb: "pause" },
+      { t: "settle" },
+      { t: "command", verb: "rewind" },
+      { t: "restart" },
+      { t: "command", verb: "resume" },
+      { t: "poll" },
+      { t: "touch", pick: 2, how: "body" },
+      { t: "poll" },
+    ],
+  ],
   // The same-body edit of a pause (the updated time moves, as an attachment upload moves it), then a resume.
   [true, [{ t: "command", verb: "pause" }, { t: "touch", pick: 0, how: "same-body" }, { t: "command", verb: "resume" }, { t: "poll" }, { t: "restart" }, { t: "poll" }]],
 ];
