@@ -227,13 +227,13 @@ async function check(r: Run): Promise<void> {
   const cold = await r.w.store({ trustedAuthors: [AGENT_LOGIN, BOT] }).resume(AGENT, "s1", IMPLEMENTATION_WORKER_PHASE_MAP);
   const coldPaused = cold.directive?.kind === "pause";
 
-    console.error({
-      expected: r.paused,
-      botPaused,
-      coldPaused,
-      touched: [...r.touched],
-      all: (await r.agent.listComments(REPO, r.w.issue)).map((c) => `${c.id} ${c.author} ${c.createdAt} ${c.updatedAt}: ${c.body.replace(/\n/g, " | ").slice(0, 160)}`),
-    });
+  console.error({
+    expected: r.paused,
+    botPaused,
+    coldPaused,
+    touched: [...r.touched],
+    all: (await r.agent.listComments(REPO, r.w.issue)).map((c) => `${c.id} ${c.author} ${c.createdAt} ${c.updatedAt}: ${c.body.replace(/\n/g, " | ").slice(0, 160)}`),
+  });
   if (botPaused !== r.paused) f.state_mismatches++;
   if (coldPaused !== r.paused) f.state_mismatches++;
   const records = await controlRecords(r);
