@@ -702,6 +702,15 @@ class Client:
                 return full()
             if result["maxEpoch"] < entry["maxEpoch"]:
                 return full()
+            # A comment the index lists as not used (a zombie) came out as the resume point: the short read
+            # lacks the control that fenced it (a release older than the tail). Only the full read decides.
+            if result["checkpoint"]["commentId"] in (entry.get("notUsed") or []):
+                return full()
+            # Likewise any other checkpoint below the index's fence: a believed one after the index is at or above it.
+            cp = result["checkpoint"]
+            rewound_to = ((result.get("directive") or {}).get("to") or {}).get("commentId") if (result.get("directive") or {}).get("kind") == "rewind" else None
+            if cp["commentId"] != entry["commentId"] and cp["commentId"] != rewound_to and cp.get("epoch") is not None and cp["epoch"] < entry["maxEpoch"]:
+                return full()
         # For the cache: next time, the tail from this index's watermark (its comment is updated no earlier).
         ref = hint if hint is not None else (RI.extract_resume_index_ref(RI.index_source(meta)) if listed is not None else None)
         if ref is not None:

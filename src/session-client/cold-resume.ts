@@ -238,6 +238,12 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     if (!result.checkpoint || (result.checkpoint.commentId < entry.commentId && result.checkpoint.commentId !== rewoundTo)) return full();
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
     if (result.maxEpoch < entry.maxEpoch) return full();
+    // A comment the index lists as not used (a zombie) came out as the resume point: the short read lacks the
+    // control that fenced it (a release older than the tail, superseded by a newer one). Only the full read decides.
+    if (entry.notUsed?.includes(result.checkpoint.commentId)) return full();
+    // Likewise any other checkpoint below the index's fence: a believed one after the index is at or above it.
+    const cp = result.checkpoint;
+    if (cp.commentId !== entry.commentId && cp.commentId !== rewoundTo && cp.epoch !== undefined && cp.epoch < entry.maxEpoch) return full();
   }
   // For the caller's cache: next time, the tail from this index's watermark (the comment is updated no earlier).
   return found.ref ? { ...result, indexRef: { comment: found.ref.comment, since: index.watermarkUpdatedAt } } : result;

@@ -320,8 +320,10 @@ export class SessionStore {
       }
       return { ...decision, epoch: held, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
     }
-    this.writers.set(key(agent, session), { seq, epoch });
-    return { ...decision, via: answer.via };
+    // A take-over with nothing to write (no checkpoint yet) still hands out one above what a plain resume holds.
+    const held = opts.takeOver ? epoch + 1 : epoch;
+    this.writers.set(key(agent, session), { seq, epoch: held });
+    return { ...decision, epoch: held, via: answer.via };
   }
 
   /**
