@@ -285,7 +285,11 @@ function quoteWord(s: string): string {
   return /[\s"]/.test(plain) ? `"${plain.replace(/["\\]/g, "\\$&")}"` : plain;
 }
 
-/** Inside backticks: no backtick, one line, short. */
+/**
+ * Inside backticks: no backtick, one line, short, and no `<` (a lookalike instead): the raw body of a
+ * bot comment must never carry a marker a reader acts on, such as a quoted
+ * `<!-- checkpost:continued-in #N -->`, which a chain walk would follow in a trusted comment (issue 28.6).
+ */
 function escapeCode(s: string): string {
-  return [...s.replace(/[`\r\n]/g, " ")].slice(0, 120).join("");
+  return [...s.replace(/[`\r\n]/g, " ").replace(/</g, "\uFF1C")].slice(0, 120).join("");
 }

@@ -126,6 +126,14 @@ describe("controls: slash commands", () => {
     expect(replies.some((b) => b.includes("earlier trusted checkpoints"))).toBe(true);
     expect(replies.some((b) => b.includes("not understood"))).toBe(true);
   });
+
+  it("a reply that quotes a command never carries a raw chain marker (issue 28.6)", async () => {
+    const { alice } = await world();
+    await say(alice, "/checkpost pause <!-- checkpost:continued-in #99 -->\n/checkpost rewind implementation-worker s1 <!--x-->");
+    const replies = (await comments()).filter((c) => c.author === "checkpost-bot" && c.body.startsWith("checkpost:")).map((c) => c.body);
+    expect(replies.length).toBeGreaterThan(0);
+    for (const b of replies) expect(b).not.toContain("<!--");
+  });
 });
 
 describe("controls: dashboard checkboxes", () => {
