@@ -89,7 +89,7 @@ export class SessionTracker implements TrackerContext {
       onForeignEdit: (body, poster, updatedAt) => this.onPolledBody(body, poster, updatedAt),
       onWritten: (body) => {
         this.knownBody = body;
-        this.rememberBody(body).catch((e: unknown) => o.logger.warn({ err: e, issue: this.key }, "storing the body last seen failed; the next read stores it"));
+        void this.rememberBody(body);
       },
     });
     this.controls = new ControlDesk({
@@ -177,8 +177,13 @@ export class SessionTracker implements TrackerContext {
     if (boxes === this.boxesSeen) return;
     const fence = this.o.lease.current();
     if (!fence) return; // the writer keeps it; a follower that becomes the writer reads it from the store
-    this.boxesSeen = boxes;
-    await this.o.store.updateIssueMeta(fence, this.storeKey, { boxesSeen: boxes });
+    try {
+      await this.o.store.updateIssueMeta(fence, this.storeKey, { boxesSeen: boxes });
+      this.boxesSeen = boxes;
+    } catch (e) {
+      // A lease lost meanwhile, or the store down: the next body seen stores it again; the command path goes on.
+      this.o.logger.warn({ err: e, issue: this.key }, "storing the control boxes of the body last seen failed; the next read stores them");
+    }
   }
 
   /** Polling: read the body too, so ticks work without webhooks. */
