@@ -19,15 +19,36 @@ function fail(message) {
   process.exit(1);
 }
 
-// 1. Another instance from this data directory?
-if (existsSync(pidFile)) {
-  const pid = Number(readFileSync(pidFile, "utf8").trim());
-  let alive = false;
+// 1. Another instance from this data directory? After a kill the pid file stays: its pid may be a
+// zombie not yet reaped, or reused by another program. Only a live process running the bot counts
+// (where /proc tells; elsewhere, any live process does). Issue 28.6.
+function botRunning(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    alive = Number.isInteger(pid) && pid > 0;
-  } catch {}
-  if (alive) fail(`checkpost is already running (pid ${pid}, data in ${dataDir}); stop it first, or start another with its own CHECKPOST_DATA_DIR, PORT and CHECKPOST_FORGE_PORT.`);
+  } catch {
+    return false;
+  }
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return true; // no /proc (macOS): the pid is live, take it as ours
+  }
+  // "pid (comm) S …": the state follows the last ")"; Z (zombie) and X (dead) run nothing.
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  if (state === "Z" || state === "X") return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .some((arg) => arg.endsWith("bot-main.js"));
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+if (existsSync(pidFile)) {
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  if (botRunning(pid)) fail(`checkpost is already running (pid ${pid}, data in ${dataDir}); stop it first, or start another with its own CHECKPOST_DATA_DIR, PORT and CHECKPOST_FORGE_PORT.`);
 }
 
 // 2. Free ports, named by the variable that sets them.

@@ -23,6 +23,9 @@ LOOKBACK_MS = 60_000
 ONE_READ_MAX_ID_GAP = 32
 #: A plain save checks beside its POST that the issue is still the open head this often (SessionStore.HEAD_RECHECK_MS).
 HEAD_RECHECK_S = 60.0
+#: A save with check_directive on an issue without a usable resume index reads every comment up to this
+#: many (src/session-client/session-store.ts, SAVE_FULL_READ_MAX_COMMENTS); above, fenced is None (unknown).
+SAVE_FULL_READ_MAX_COMMENTS = 200
 #: How long a remembered login is used without asking Forgejo again (the CLI's LOGIN_CACHE_TTL_MS).
 LOGIN_CACHE_TTL_MS = 24 * 3600_000
 
@@ -427,6 +430,15 @@ class Client:
                 # The decision resume makes, from the index and the tail only (never every comment): the
                 # tail holds this save, so a pending rewind or release it satisfied is already lifted.
                 r = self._cold_resume(head, agent, session, {}, self.policy, full_read=False)
+                if r["via"] == "none":
+                    # No resume index to answer from (an issue opened a moment ago, or no bot): a small issue is
+                    # read whole, or a zombie's save would answer fenced False (issue 28.5); a large one: unknown.
+                    count = head.get("comments")
+                    if not isinstance(count, int) or count > SAVE_FULL_READ_MAX_COMMENTS:
+                        out["directive"] = None
+                        out["fenced"] = None
+                        return out
+                    r = self._cold_resume(head, agent, session, {}, self.policy, full_read=True)
                 out["directive"] = r["directive"]
                 out["fenced"] = (epoch or 0) < max(r["maxEpoch"], (r["directive"] or {}).get("epoch") or 0)
             return out
@@ -689,6 +701,15 @@ class Client:
             if result["checkpoint"] is None or result["checkpoint"]["commentId"] < entry["commentId"]:
                 return full()
             if result["maxEpoch"] < entry["maxEpoch"]:
+                return full()
+            # A comment the index lists as not used (a zombie) came out as the resume point: the short read
+            # lacks the control that fenced it (a release older than the tail). Only the full read decides.
+            if result["checkpoint"]["commentId"] in (entry.get("notUsed") or []):
+                return full()
+            # Likewise any other checkpoint below the index's fence: a believed one after the index is at or above it.
+            cp = result["checkpoint"]
+            rewound_to = ((result.get("directive") or {}).get("to") or {}).get("commentId") if (result.get("directive") or {}).get("kind") == "rewind" else None
+            if cp["commentId"] != entry["commentId"] and cp["commentId"] != rewound_to and cp.get("epoch") is not None and cp["epoch"] < entry["maxEpoch"]:
                 return full()
         # For the cache: next time, the tail from this index's watermark (its comment is updated no earlier).
         ref = hint if hint is not None else (RI.extract_resume_index_ref(RI.index_source(meta)) if listed is not None else None)

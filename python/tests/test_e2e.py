@@ -417,6 +417,16 @@ class Directives(ForgeCase):
         self.assertEqual(saved["directive"]["kind"], "release")
         self.assertTrue(saved["fenced"])
 
+    def test_a_zombies_save_on_a_just_opened_issue_is_fenced(self) -> None:
+        # Issue 28.5: no resume index yet (no bot has written one): the small issue is read whole.
+        issue = self.new_issue()
+        zombie = self.client(issue)
+        zombie.save(W, "s1", "clone_complete", {}, seq=1, epoch=1)
+        self.forge.api("POST", "/repos/agent/work/issues/%d/comments" % issue, {"body": P.format_checkpoint(W, "s1", "clone_complete", P.python_utc_isoformat(), {}, "cp-took-over-0001", 2, 3)})
+        saved = zombie.save(W, "s1", "commit_complete", {}, check_directive=True)
+        self.assertEqual(saved["checkpoint"]["epoch"], 1)
+        self.assertIs(saved["fenced"], True)
+
 
 class Chain(ForgeCase):
     def test_a_closed_issue_is_followed_to_the_open_head(self) -> None:

@@ -149,6 +149,38 @@ class IndexComment(unittest.TestCase):
         self.assertEqual((r["via"], r["phase"], r["checkpoint"]["commentId"]), ("index", "commit_complete", w["new"]["id"]))
         self.assertEqual(w["f"].calls, ["GET issue", "GET comments since"])
 
+    def test_forty_commenter_controls_and_a_bad_target_cost_no_request(self) -> None:
+        # Issue 28.2: a commenter's [CONTROL] rewinds (one naming no comment at all) are never fetched for.
+        w = self.world(key=None)
+        f = w["f"]
+        for i in range(40):
+            f.comment(7, P.format_control(W, "s1", "rewind", "2026-12-01T10:00:00Z", target=w["old"]["id"] + 1000 + i, epoch=9, by="mallory"), login="mallory")
+        f.comment(7, P.format_control(W, "s1", "rewind", "2026-12-01T10:00:00Z", target=999_999, epoch=9, by="mallory"), login="mallory")
+        r = self.resume(f, key=None)
+        self.assertEqual((r["via"], r["phase"], r["directive"]), ("index", "commit_complete", None))
+        self.assertEqual(f.calls, ["GET issue", "GET comments since"])
+
+    def test_a_zombie_below_the_indexs_fence_is_never_the_answer(self) -> None:
+        # Issue 28 (found by the fleet): the release that fenced the zombie is older than the tail, and a newer
+        # release is the control in effect; the short read must give way to the full read.
+        f = FakeForge()
+        f.issue(7)
+        first = f.comment(7, cp("clone_complete", 1))
+        rel1 = f.comment(7, P.format_control(W, "s1", "release", "2026-12-01T10:00:00Z", epoch=3, by="alice"), login="bot")
+        zombie = f.comment(7, cp("pr_created", 5))  # the released worker keeps going at epoch 1: a zombie
+        f.tick(5)
+        rel2 = f.comment(7, P.format_control(W, "s1", "release", "2026-12-01T10:00:00Z", epoch=5, by="alice"), login="bot")
+        e = {**entry(first, 1), "maxEpoch": 5, "controls": [rel2["id"]]}
+        body = index_of(f, 7, [e], None)
+        wm = json.loads(body[len(RI.RESUME_INDEX_OPEN) : -len(RI.RESUME_INDEX_CLOSE)])["watermarkUpdatedAt"]
+        self.assertLess(parse_time_ms(rel1["updated_at"]), parse_time_ms(zombie["updated_at"]))
+        self.assertLessEqual(parse_time_ms(zombie["updated_at"]), parse_time_ms(wm))
+        holder = f.comment(7, "_checkpost resume index_\n\n" + body, login="bot")
+        # A tail that starts after the first release: the zombie is in it, the release that fenced it is not.
+        with_ref(f, 7, holder, zombie["updated_at"])
+        r = self.resume(f, key=None)
+        self.assertEqual((r["checkpoint"]["commentId"], r["directive"]["kind"]), (first["id"], "release"))
+
     def test_without_a_key_an_unsigned_index_comment_is_read_the_same(self) -> None:
         w = self.world(key=None)
         r = self.resume(w["f"], key=None)

@@ -59,13 +59,13 @@ const byReader = Object.fromEntries(
       .reduce((s, [, v]) => s + v, 0),
   ]),
 );
-console.log(formatFigures("fleet", { schedules: f.schedules, steps: f.steps, comparisons: f.comparisons, disagreements: f.disagreements, ...byReader }));
+console.log(formatFigures("fleet", { schedules: f.schedules, steps: f.steps, comparisons: f.comparisons, disagreements: f.disagreements, take_over_ties: f.takeOverTies, ...byReader }));
 console.log(formatFigures("fleet-disagreements", f.byReaderKind));
 console.log(formatFigures("fleet-seed-reader", { comparisons: f.seedComparisons, ...f.seedCauses }));
 // Which schedules disagreed, and how often (replay one with FLEET_SEED and FLEET_ONLY).
 if (f.disagreements > 0) console.log(formatFigures("fleet-schedules-disagreeing", Object.fromEntries(Object.entries(f.bySchedule).map(([i, n]) => [`s${i}`, n]))));
 if (f.skippedReplicaSchedules) console.error(`fleet: ${f.skippedReplicaSchedules} replica schedules ran with one bot (PostgreSQL did not start)`);
-if (f.disagreements > 0) {
-  console.error(`fleet: FAILED (${f.disagreements} disagreements with the model)`);
+if (f.disagreements > 0 || f.takeOverTies > 0) {
+  console.error(`fleet: FAILED (${f.disagreements} disagreements with the model, ${f.takeOverTies} saves believed from a worker a take-over superseded)`);
   process.exitCode = 1;
 }

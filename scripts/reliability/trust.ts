@@ -6,14 +6,29 @@
  * /healthz is timed in the same process (p95 must stay under 250 ms). Then issue 9's: a flood of rejected
  * webhook deliveries (TRUST_FLOOD deliveries of TRUST_FLOOD_KIB KiB, default 300 × 1,024), a bot
  * start-up over TRUST_NAMES untrusted agent names (default 20,000, and a tenth of that to show the
- * growth), and one TRUST_HUGE_MIB MiB comment by an untrusted author (default 30). Exits 1 when a
- * figure that must be 0 is not.
+ * growth), and one TRUST_HUGE_MIB MiB comment by an untrusted author (default 30). Before all of them,
+ * issue 28's control property: TRUST_CONTROL_RUNS random schedules (default 300) of up to
+ * TRUST_CONTROL_STEPS steps (default 24; TRUST_ONLY=controls runs only it). Exits 1 when a figure that
+ * must be 0 is not.
  */
 import { countFromEnv, formatFigures, nonZero } from "./figures.ts";
 import { ARCHIVE_MUST_BE_ZERO, HIJACK_MUST_BE_ZERO, REPLAY_MUST_BE_ZERO, runArchives, runHijack, runReplay, runSignInStorm } from "./trust/run-trust-19.ts";
+import { CONTROL_PROPERTY_MUST_BE_ZERO, KNOWN_SCHEDULES, runControlProperty } from "./trust/run-control-property.ts";
 import { FLOOD_MUST_BE_ZERO, HUGE_MUST_BE_ZERO, NAMES_MUST_BE_ZERO, runFlood, runHugeComment, runNames } from "./trust/run-trust.ts";
 
 const failed: string[] = [];
+
+// Issue 28.1 first: it is the one a regression in the control desk breaks. TRUST_ONLY=controls runs it alone.
+const controlRuns = countFromEnv("TRUST_CONTROL_RUNS", 300);
+const controlStarted = performance.now();
+const property = await runControlProperty({ runs: controlRuns, steps: countFromEnv("TRUST_CONTROL_STEPS", 24), seed: countFromEnv("TRUST_CONTROL_SEED", 2028), examples: KNOWN_SCHEDULES });
+if (property.counterexample) console.error(`trust-controls: counterexample ${property.counterexample}`);
+console.log(`${formatFigures("trust-controls", { ...property.figures })} in ${((performance.now() - controlStarted) / 1000).toFixed(1)} s`);
+failed.push(...nonZero({ ...property.figures }, CONTROL_PROPERTY_MUST_BE_ZERO));
+if (process.env.TRUST_ONLY === "controls") {
+  if (failed.length) console.error(`trust: FAILED (${failed.join(", ")})`);
+  process.exit(failed.length ? 1 : 0);
+}
 
 const replay = await runReplay({ replays: countFromEnv("TRUST_REPLAYS", 3) });
 console.log(formatFigures("trust-replay", { ...replay.figures }));

@@ -77,6 +77,11 @@ export const IssueMetaSchema = z.object({
   successor: z.number().int().positive().optional(),
   /** Comments carried to the successor (original id → copy id), so a save racing the rollover is carried after it, once. */
   carried: z.array(z.object({ from: z.number().int().positive(), to: z.number().int().positive() })).optional(),
+  /**
+   * The control boxes of the issue body the bot last saw or wrote (controlBoxesOf): a restart diffs the
+   * body against them, so a box a person ticked while the bot was down is not lost (issue 28.4).
+   */
+  boxesSeen: z.string().max(1_000_000).optional(),
   compaction: z
     .object({
       deleted: z.number().int().min(0),

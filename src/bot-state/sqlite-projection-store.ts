@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { systemMs } from "../clock.ts";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
@@ -71,7 +71,13 @@ const toStored = (r: CommentRow): StoredComment => ({
  */
 export function createSqliteProjectionStore(file: string, options: ProjectionStoreOptions = {}): ProjectionStore {
   const now = options.now ?? systemMs;
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (file !== ":memory:") {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Only the bot's user reads it (saved state, claimed commands): created 0600, or made so (issue 28.6).
+    // SQLite creates the -wal and -shm files with the database file's mode.
+    closeSync(openSync(file, "a", 0o600));
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  }
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

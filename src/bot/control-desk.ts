@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
-import { checkboxCommands, dashboardRenderKey, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
+import { checkboxCommands, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
 import type { CommandClaims } from "../bot-state/index.ts";
 import { isProtocolBody } from "../bot-state/index.ts";
 import type { Projection } from "../projection/index.ts";
@@ -38,8 +38,14 @@ export interface ControlDeskOptions {
 
 export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate" | "restored";
 
-/** Who changed the body: the sender of an `issues.edited` webhook, or (polling) only the issue's poster is known. */
-export type BodyEditor = { login: string } | { unknownEditorOfIssuePostedBy: string };
+/**
+ * Who changed the body: the sender of an `issues.edited` webhook; or (polling) only the issue's poster is
+ * known; or the change was made while the bot was down (found on restart against the body it last saw).
+ */
+export type BodyEditor = { login: string } | { unknownEditorOfIssuePostedBy: string } | { whileDownOnIssuePostedBy: string };
+
+/** What a change made while the bot was down is recorded as (`By:`): Forgejo names no body editor. */
+export const WHILE_DOWN_BY = "a writer, while the bot was down";
 
 interface Command {
   action: ControlAction;
@@ -107,16 +113,16 @@ export class ControlDesk {
   }
 
   /**
-   * A person's edit of the issue body (webhook or poll): act on the control
-   * boxes they changed, each once ever (keyed by the dashboard rendering it
-   * was ticked on and the box's own identity, claimed in the store first).
+   * A person's edit of the issue body (webhook, poll, or found on restart): act on the control boxes
+   * they changed between `before` (the body they edited, or the last one the bot saw) and `after`, each
+   * once ever (keyed by the edit, `editKey` from bodyEditKey, and the box's own identity, claimed in the
+   * store first).
    */
-  async onBodyEdit(before: string, after: string, editor: BodyEditor): Promise<CommandResult[]> {
+  async onBodyEdit(before: string, after: string, editor: BodyEditor, editKey: string): Promise<CommandResult[]> {
     const commands = checkboxCommands(before, after);
     if (!commands.length) return [];
-    const render = dashboardRenderKey(after);
     const fresh: typeof commands = [];
-    for (const c of commands) if (await this.o.store.claimCommand(this.o.storeKey, tickCommandKey(render, c), "run")) fresh.push(c);
+    for (const c of commands) if (await this.o.store.claimCommand(this.o.storeKey, tickCommandKey(editKey, c), "run")) fresh.push(c);
     if (fresh.length < commands.length) this.o.logger.info({ duplicates: commands.length - fresh.length }, "dashboard tick already handled (redelivered, replayed or read again); not run again");
     const results: CommandResult[] = commands.filter((c) => !fresh.includes(c)).map((c) => this.count(c.action, "duplicate"));
     if (!fresh.length) {
@@ -124,7 +130,22 @@ export class ControlDesk {
       return results;
     }
     const login = "login" in editor ? editor.login : null;
-    const allowed = "login" in editor ? await this.commanders.mayCommand(editor.login) : await this.mayEditorCommand(editor.unknownEditorOfIssuePostedBy);
+    const allowed =
+      "login" in editor
+        ? await this.commanders.mayCommand(editor.login)
+        : await this.mayEditorCommand("unknownEditorOfIssuePostedBy" in editor ? editor.unknownEditorOfIssuePostedBy : editor.whileDownOnIssuePostedBy);
+    if (!allowed && "whileDownOnIssuePostedBy" in editor) {
+      // Someone who may edit the body but not command may have made it: never lost, never run unasked.
+      await this.o.refreshDashboard();
+      const confirm = fresh
+        .map((c) => `\`/checkpost ${c.action === "unpause" ? "resume" : c.action} ${quoteWord(c.agent)} ${quoteWord(c.session)}${c.target !== undefined ? ` ${c.target}` : ""}\``)
+        .join(", ");
+      await this.reply(
+        `checkpost: while the bot was down, the dashboard's boxes were changed (${confirm}). Forgejo does not say who edits a body, and not everyone who may edit this issue may command agents, so nothing was done and the boxes are shown as the state is. To do it, a person with write access comments: ${confirm}.`,
+      );
+      this.o.logger.warn({ commands: fresh.length }, "a dashboard change made while the bot was down was not run: the issue's poster may not command, so its editor is unknown");
+      return [...results, ...fresh.map((c) => this.count(c.action, "refused"))];
+    }
     if (!allowed) {
       await this.o.refreshDashboard(); // put the boxes back as they were
       const who = login ?? "someone";
@@ -132,7 +153,7 @@ export class ControlDesk {
       return [...results, ...fresh.map((c) => this.count(c.action, "refused"))];
     }
     // Polling: Forgejo's API does not name who edited a body; the record says how it came.
-    const by = login ?? "a writer (dashboard tick seen by polling)";
+    const by = login ?? ("whileDownOnIssuePostedBy" in editor ? WHILE_DOWN_BY : "a writer (dashboard tick seen by polling)");
     for (const c of fresh) results.push(await this.execute(c, by, "checkbox"));
     // Not at once: a rewrite now would make the person's next tick on the same page stale (content_version).
     if (this.o.dashboardChanged) this.o.dashboardChanged();
@@ -205,8 +226,9 @@ export class ControlDesk {
         if (target.id !== undefined) input.targetId = target.id;
       }
     }
-    // A new epoch above every one seen: the current worker's next save (at its old epoch) is a zombie.
-    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 1;
+    // A new epoch above every one handed out: the current worker's next save (at its old epoch) is a zombie.
+    // Two above: a worker that resumed without writing holds the highest written epoch + 1 (issue 28.5).
+    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 2;
     if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
     const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);
@@ -257,7 +279,17 @@ export function selfCommandIgnored(login: string): string {
   return `commands (slash comments and dashboard ticks) made with the bot's own login "${login}" are IGNORED: the bot cannot tell them from its own writes. Give people and agents their own accounts (docs/bot.md#who-may-command)`;
 }
 
-/** Inside backticks: no backtick, one line, short. */
+/** A name as a slash command takes it: quoted when it has a space or a quote (names in boxes are the bot's own). */
+function quoteWord(s: string): string {
+  const plain = escapeCode(s);
+  return /[\s"]/.test(plain) ? `"${plain.replace(/["\\]/g, "\\$&")}"` : plain;
+}
+
+/**
+ * Inside backticks: no backtick, one line, short, and no `<` (a lookalike instead): the raw body of a
+ * bot comment must never carry a marker a reader acts on, such as a quoted
+ * `<!-- checkpost:continued-in #N -->`, which a chain walk would follow in a trusted comment (issue 28.6).
+ */
 function escapeCode(s: string): string {
-  return [...s.replace(/[`\r\n]/g, " ")].slice(0, 120).join("");
+  return [...s.replace(/[`\r\n]/g, " ").replace(/</g, "\uFF1C")].slice(0, 120).join("");
 }

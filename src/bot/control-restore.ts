@@ -1,17 +1,39 @@
 import type { AgentEntry, CommentEvent, Projection } from "../projection/index.ts";
 import { entryKey } from "../projection/index.ts";
 import { isProtocolBody } from "../bot-state/index.ts";
+import type { StoredComment } from "../bot-state/index.ts";
+import { bodyHash } from "../projection/body-hash.ts";
 import type { ControlDesk } from "./control-desk.ts";
 import type { TrackerContext } from "./tracker-context.ts";
 
-/** Comments of this batch that may undo a control: edits of the bot's own [CONTROL] records, and deletes. */
-export function controlTouches(selfLogin: string, events: readonly CommentEvent[]): Map<number, string> {
+/**
+ * Comments of this batch that may undo a control: deletes, and the bot's own protocol records whose
+ * stored version differs from the one given. A record listed again (a poll's boundary second, a
+ * reconcile, a redelivery) is the version the store holds and is never touched. The reason says
+ * what changed: the body (an edit), or only the updated time (Forgejo moves it when a file is
+ * attached to the comment). The projection, like every cold reader, sets a record aside when its
+ * updated time moved, so the effect is lost either way and restoreControls records it again; with
+ * the body unchanged that is not counted as an edit (docs/security.md, round three).
+ */
+export async function controlTouches(
+  selfLogin: string,
+  events: readonly CommentEvent[],
+  stored: (ids: readonly number[]) => Promise<readonly Pick<StoredComment, "id" | "hash" | "updatedAt" | "deleted">[]>,
+): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   const self = selfLogin.toLowerCase();
+  const own = new Map<number, { body: string; updatedAt: string }>();
   for (const e of events) {
     if (e.type === "delete") out.set(e.commentId, "deleted");
-    // Any version of the bot's own protocol comment (an edit in the second it was posted keeps updated_at): only a lost effect is restored.
-    else if (e.comment.author.toLowerCase() === self && isProtocolBody(e.comment.body)) out.set(e.comment.id, `edited at ${e.comment.updatedAt}`);
+    else if (e.comment.author.toLowerCase() === self && isProtocolBody(e.comment.body)) own.set(e.comment.id, e.comment);
+  }
+  if (!own.size) return out;
+  for (const row of await stored([...own.keys()])) {
+    const seen = own.get(row.id);
+    // First sight (the bot's own new record) or already gone: nothing recorded to compare with.
+    if (!seen || row.deleted) continue;
+    if (row.hash !== bodyHash(seen.body)) out.set(row.id, `edited at ${seen.updatedAt}`);
+    else if (Date.parse(row.updatedAt) < Date.parse(seen.updatedAt)) out.set(row.id, `updated time moved to ${seen.updatedAt}, body unchanged`);
   }
   return out;
 }
@@ -34,11 +56,13 @@ export async function restoreControls(
   controls: ControlDesk,
   before: Map<string, AgentEntry>,
   touched: Map<number, string>,
-  events: readonly CommentEvent[],
+  /** The batch's events the store took as new (ApplyResult.changed), not every event given. */
+  storedAsNew: readonly CommentEvent[],
 ): Promise<void> {
   if (!t.o.lease.current()) return; // the writer restores; the others fold its record
   const after = controlStates(t.projection);
-  const fresh = new Set(events.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));
+  // What the store took as new (a first sight, a newer version): a pause listed again with the batch is not new.
+  const fresh = new Set(storedAsNew.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));
   for (const [k, b] of before) {
     const a = after.get(k)?.control;
     const bc = b.control!;

@@ -32,7 +32,7 @@ export interface DashboardWriterOptions {
    * wrote (nor a person's edit a webhook told of): someone edited it since.
    * The tracker treats it as a person's edit (ticks, hold) before the write.
    */
-  onForeignEdit?: (body: string, poster: string) => Promise<void>;
+  onForeignEdit?: (body: string, poster: string, updatedAt: string) => Promise<void>;
   /** After each write, with the body written. */
   onWritten?: (body: string) => void;
   logger: Pick<Logger, "info" | "warn" | "debug" | "error">;
@@ -217,7 +217,7 @@ export class DashboardWriter {
     }
     const read = await this.o.api.getIssue(this.o.repo, this.o.issue);
     let base = read.body;
-    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.author);
+    if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.author, read.updatedAt);
     if (!this.forced && this.held()) {
       this.dirty = true; // the body is written when the hold ends
       const asked = this.dirtyCount;

@@ -4,7 +4,6 @@ import type { RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent } from "../projection/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";
-import { spliceDashboard } from "../dashboard/index.ts";
 import type { SessionTracker } from "./session-tracker.ts";
 
 export interface DeliveryDeps {
@@ -74,14 +73,14 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
       if (!d.watched(repo)) return;
       const t = d.tracker(repo, issue.number);
       if (t) {
-        // Forgejo also sends `edited` with the body unchanged: after every attachment upload (ChangeContent with
-        // the same body, routers/api/v1/repo/issue_attachment.go:225) and for a PATCH that resends the body.
-        // Nothing of the body changed, so it is no one's box edit, whoever's token it came with.
-        const unchanged = data.changes?.body?.from === issue.body;
-        if (action === "edited" && !unchanged && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
-          // Ticked or unticked control boxes: compare with the body the person edited (Forgejo sends it), else with what the bot renders now.
-          const before = data.changes?.body?.from ?? spliceDashboard("", t.renderSection());
-          await t.onHumanBodyEdit(before, issue.body, { login: sender.login });
+        if (action === "edited" && sender.login.toLowerCase() !== d.self.toLowerCase() && typeof issue.body === "string") {
+          // Ticked or unticked control boxes: always the body before this edit against the body after it
+          // (Forgejo sends the one before as changes.body.from), never against what the bot would write.
+          const before = data.changes?.body?.from;
+          if (before !== undefined && before !== issue.body) await t.onHumanBodyEdit(before, issue.body, { login: sender.login }, issue.updated_at ?? null);
+          // No body change named (a title edit), or the body resent unchanged (Forgejo's ChangeContent after every
+          // attachment upload, routers/api/v1/repo/issue_attachment.go:225): nothing was ticked by this edit.
+          else await t.onBodyDelivered(issue.body, issue.user?.login ?? null, issue.updated_at ?? null);
         }
         result = "applied";
       } else if (issue.state === "open" && d.isSessionIssue(issue)) {

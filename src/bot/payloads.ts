@@ -16,6 +16,9 @@ const Issue = z.object({
   state: z.string(),
   labels: z.array(Label).nullable().optional(),
   pull_request: z.unknown().optional(),
+  /** Who opened it (who may edit its body besides the writers), and when it last changed (a tick's once-key). */
+  user: User.optional(),
+  updated_at: z.string().optional(),
 });
 const Comment = z.object({
   id: z.number().int().positive(),

@@ -1,7 +1,7 @@
 import { systemClock } from "../clock.ts";
 import { createProjection } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
-import { renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
+import { bodyEditKey, controlBoxesOf, renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { RenderDashboardOptions, ResumeIndexRef } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
@@ -87,8 +87,11 @@ export class SessionTracker implements TrackerContext {
         ...(o.resumeIndexInlineMaxBytes !== undefined ? { inlineMaxBytes: o.resumeIndexInlineMaxBytes } : {}),
       },
       // The body changed since our last write and no webhook told us: a person's edit seen by this read.
-      onForeignEdit: (body, poster) => this.onPolledBody(body, poster),
-      onWritten: (body) => void (this.knownBody = body),
+      onForeignEdit: (body, poster, updatedAt) => this.onPolledBody(body, poster, updatedAt),
+      onWritten: (body) => {
+        this.knownBody = body;
+        void this.rememberBody(body);
+      },
     });
     this.controls = new ControlDesk({
       api: o.api,
@@ -114,6 +117,12 @@ export class SessionTracker implements TrackerContext {
 
   /** The issue body as last seen or written by this process (null: not read yet), to notice people's edits when polling. */
   private knownBody: string | null = null;
+  /**
+   * The control boxes of the last body seen, as the store keeps them (IssueMeta.boxesSeen, see
+   * controlBoxesOf): a restart diffs the body it first reads against them, so a box ticked while the
+   * bot was down is seen (issue 28.4). null: nothing stored (a first start on this issue).
+   */
+  private boxesSeen: string | null = null;
   /** Set during the first read of an issue the store never held: older commands are history (COMMAND_GRACE_MS). */
   private commandBaselineBeforeMs: number | null = null;
 
@@ -122,22 +131,60 @@ export class SessionTracker implements TrackerContext {
    * boxes. `before` is the body they edited (a webhook's `changes.body.from`),
    * else the body this process last knew.
    */
-  async onHumanBodyEdit(before: string | null, after: string, editor: BodyEditor): Promise<void> {
-    const prev = before ?? this.knownBody;
+  async onHumanBodyEdit(before: string | null, after: string, editor: BodyEditor, editedAt: string | null = null): Promise<void> {
+    const prev = before ?? this.knownBody ?? this.boxesSeen;
     this.knownBody = after;
     this.dashboard.noteHumanEdit(after);
-    if (prev !== null) await this.controls.onBodyEdit(prev, after, editor);
+    // Stored before the boxes act: a restart after this point diffs against this body, never runs the edit again.
+    await this.rememberBody(after);
+    if (prev !== null) await this.controls.onBodyEdit(prev, after, editor, bodyEditKey(editedAt, after));
   }
 
-  /** A body read by a poll or before a dashboard write. */
-  private async onPolledBody(body: string, poster: string): Promise<void> {
+  /**
+   * An `issues.edited` delivery that names no body change (a title edit, an attachment upload): the
+   * body is compared with the last one seen, as a poll does; the sender edited something else, so the
+   * editor of any body change found is unknown. `poster` null: the payload named none (a poll diffs later).
+   */
+  async onBodyDelivered(body: string, poster: string | null, updatedAt: string | null): Promise<void> {
     if (body === this.knownBody) return;
-    // First read, or the bot's own write read back before it returned: not a person's edit.
-    if (this.knownBody === null || this.dashboard.isOwnBody(body)) {
+    if (poster === null) return;
+    await this.onPolledBody(body, poster, updatedAt);
+  }
+
+  /** A body read by a poll, before a dashboard write, or by a delivery that named no body change. */
+  private async onPolledBody(body: string, poster: string, updatedAt: string | null): Promise<void> {
+    if (body === this.knownBody) return;
+    // The bot's own write read back before it returned (or another replica's): not a person's edit.
+    if (this.dashboard.isOwnBody(body)) {
       this.knownBody = body;
+      await this.rememberBody(body);
       return;
     }
-    await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster });
+    if (this.knownBody === null) {
+      // The first read of this process. With the boxes of the last body seen in the store, a change since
+      // was made while the bot was down (both modes: Forgejo does not redeliver what failed meanwhile).
+      const stored = this.boxesSeen;
+      if (stored !== null && controlBoxesOf(body) !== stored) return this.onHumanBodyEdit(stored, body, { whileDownOnIssuePostedBy: poster }, updatedAt === null ? null : `down:${updatedAt}`);
+      this.knownBody = body;
+      await this.rememberBody(body);
+      return;
+    }
+    await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster }, updatedAt);
+  }
+
+  /** Keep the boxes of a body seen (or written) in the store, when they changed and this process is the issue's writer. */
+  private async rememberBody(body: string): Promise<void> {
+    const boxes = controlBoxesOf(body);
+    if (boxes === this.boxesSeen) return;
+    const fence = this.o.lease.current();
+    if (!fence) return; // the writer keeps it; a follower that becomes the writer reads it from the store
+    try {
+      await this.o.store.updateIssueMeta(fence, this.storeKey, { boxesSeen: boxes });
+      this.boxesSeen = boxes;
+    } catch (e) {
+      // A lease lost meanwhile, or the store down: the next body seen stores it again; the command path goes on.
+      this.o.logger.warn({ err: e, issue: this.key }, "storing the control boxes of the body last seen failed; the next read stores them");
+    }
   }
 
   /**
@@ -146,7 +193,7 @@ export class SessionTracker implements TrackerContext {
    */
   async pollBody(): Promise<void> {
     const issue = await this.o.api.getIssue(this.o.repo, this.o.issue);
-    await this.onPolledBody(issue.body, issue.author);
+    await this.onPolledBody(issue.body, issue.author, issue.updatedAt);
   }
 
   /** People's slash commands in comments the store took as new (a first sight, by whatever path): each claimed once in the store. */
@@ -199,7 +246,8 @@ export class SessionTracker implements TrackerContext {
    * store may have stored them first, and the projection ignores what it holds.
    */
   async apply(events: CommentEvent[], deliveryId: string | null = null): Promise<boolean> {
-    const touched = controlTouches(this.o.selfLogin, events);
+    // Read before the store takes the batch: what each of the bot's records was when it recorded it.
+    const touched = await controlTouches(this.o.selfLogin, events, (ids) => this.o.store.comments(this.storeKey, { ids, bodies: false }));
     const before = touched.size ? controlStates(this.projection) : null;
     const stored = await this.o.store.applyDelivery(this.storeKey, deliveryId, events);
     this.asOf = this.now();
@@ -207,9 +255,11 @@ export class SessionTracker implements TrackerContext {
     const changed = this.projection.applyAll(events);
     await readHistory(this);
     if (changed) this.afterChange();
+    // Before the batch's commands run: `after` must be this batch's fold alone, or a command's own
+    // record (an unpause) would look like a lost effect and be undone (issue 28.1).
+    if (before && changed) await restoreControls(this, this.controls, before, touched, stored.changed);
     // Commands only from what the store took as new: a redelivered, replayed or re-read comment is not (and its id is claimed anyway).
     await this.runCommands(stored.changed);
-    if (before && changed) await restoreControls(this, this.controls, before, touched, events);
     return changed;
   }
 
@@ -237,6 +287,7 @@ export class SessionTracker implements TrackerContext {
    */
   async start(): Promise<"store" | "forgejo"> {
     this.upkeep.meta = await this.o.store.issueMeta(this.storeKey);
+    this.boxesSeen = this.upkeep.meta.boxesSeen ?? null;
     const watermark = await this.o.store.watermark(this.storeKey);
     const state = watermark ? await this.o.store.projectionState(this.storeKey) : null;
     const sealed = state === null ? null : parseSealedState(state);

@@ -15,6 +15,7 @@
 import { isAscii } from "node:buffer";
 import { closeSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { mkdirSync } from "node:fs";
+import { cacheDirUsable } from "./cache-dir.ts";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -57,6 +58,8 @@ export function runWithCodeCache(opts: CodeCacheOptions): CodeCacheRun {
   const cacheFile = codeCacheFile(opts);
   let cached: Buffer | undefined;
   try {
+    // A code cache planted in a folder others may write to is never loaded (cacheDirUsable).
+    if (!cacheDirUsable(opts.cacheDir)) throw Object.assign(new Error("the cache folder is writable by others"), { code: "ENOENT" });
     cached = readFileSync(cacheFile);
   } catch (e) {
     if (!isMissing(e)) opts.debug?.(`code cache: cannot read ${cacheFile} (${message(e)}); compiling without it`);

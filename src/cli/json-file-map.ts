@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { z } from "zod";
+import { cacheDirUsable } from "./cache-dir.ts";
 
 /**
  * A small JSON object of key → value kept in one file of the CLI's cache folder, shared by every
@@ -14,6 +15,8 @@ export class JsonFileMap<V> {
   ) {}
 
   read(): Record<string, V> {
+    // A folder others may write to: nothing in it is believed (cacheDirUsable).
+    if (!cacheDirUsable(dirname(this.file))) return {};
     try {
       // Read first: the schema may be built on first use (lazySchema), which a missing file never needs.
       const data: unknown = JSON.parse(readFileSync(this.file, "utf8"));

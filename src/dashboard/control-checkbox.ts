@@ -79,9 +79,35 @@ export function dashboardRenderKey(body: string): string {
   return bodyHash(lines.join("\n")).slice(0, 32);
 }
 
-/** A tick command's once-key: the render it was made on, the box (identity, not position) and the state it asks for. */
-export function tickCommandKey(renderKey: string, c: { action: ControlAction; agent: string; session: string; target?: number }): string {
-  return `tick:${renderKey}:${c.action}:${Buffer.from(JSON.stringify([c.agent, c.session]), "utf8").toString("base64url")}:${c.target ?? ""}`;
+/**
+ * A tick command's once-key: the edit it was made by (`editKey`, see bodyEditKey), the box (identity,
+ * not position) and the state it asks for. The same edit seen again (a redelivery, a replayed delivery,
+ * a poll that reads the body again, another replica) has the same key and runs once; a tick, an
+ * untick and a tick again are three edits, three keys (issue 28.3).
+ */
+export function tickCommandKey(editKey: string, c: { action: ControlAction; agent: string; session: string; target?: number }): string {
+  return `tick:${editKey}:${c.action}:${Buffer.from(JSON.stringify([c.agent, c.session]), "utf8").toString("base64url")}:${c.target ?? ""}`;
+}
+
+/**
+ * The key of one edit of the body: the issue's edit time (Forgejo's `updated_at`, whole seconds; the API
+ * names no content version) and the body it left, so a tick and a later tick of the same box after an
+ * untick differ. Two edits in one second that leave the same body are one key: the second is taken for
+ * a redelivery of the first (docs/security.md).
+ */
+export function bodyEditKey(editedAt: string | null, after: string): string {
+  return `${editedAt ?? "unknown-time"}:${bodyHash(after)}`;
+}
+
+/**
+ * The control boxes of a body, as a body of their own (the dashboard markers around the box lines): what
+ * the bot keeps in its store as the last body it saw, enough for checkboxCommands to tell what changed
+ * since, at a fraction of the body's size. Empty when the body has no boxes.
+ */
+export function controlBoxesOf(body: string): string {
+  const boxes = parseControlCheckboxes(body);
+  if (!boxes.length) return "";
+  return [DASHBOARD_START, ...boxes.map((c) => formatControlCheckbox(c, "")), DASHBOARD_END].join("\n");
 }
 
 /**

@@ -16,7 +16,7 @@ export { buildDashboardModel } from "./dashboard-model.ts";
 export { ignoredAuthors, ignoredAuthorsText } from "./ignored-authors.ts";
 export type { IgnoredAuthors } from "./ignored-authors.ts";
 export type { DashboardModel, DashboardModelOptions, DashboardRow, AttentionReason } from "./dashboard-model.ts";
-export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands, dashboardRenderKey, tickCommandKey } from "./control-checkbox.ts";
+export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands, dashboardRenderKey, tickCommandKey, bodyEditKey, controlBoxesOf } from "./control-checkbox.ts";
 export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";
 export { renderGantt } from "./render-gantt.ts";
 export { renderStatusText } from "./render-status-text.ts";

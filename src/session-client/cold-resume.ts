@@ -230,13 +230,19 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   // A rewind in the tail (given after the index was written: during a dashboard hold, say) names a
   // checkpoint older than the tail. Without it the fold cannot place the rewind and would resume past
   // it, so the target is read by id (deleted, or another issue's: the full read decides).
+  // Only trusted authors' controls (issue 28.2): the author is checked before any fetch, so a commenter's
+  // records cost no request, and one with a bad target cannot send the reader to a full read. The rest are
+  // fetched all at once (one round trip, whatever their number).
+  const trusted = trustedSet(policy);
   const targets = new Set<number>();
   for (const c of listed) {
+    if (!trusted.has(c.author.toLowerCase())) continue;
     const p = parseComment(c.body);
     if (p.kind === "control" && p.control.agent === input.agent && p.control.session === input.session && p.control.target !== undefined) targets.add(p.control.target);
   }
-  for (const id of [...targets].filter((id) => !records.some((r) => r.id === id))) {
-    const c = await named(id);
+  const held = new Set(records.map((r) => r.id));
+  const fetched = await Promise.all([...targets].filter((id) => !held.has(id)).map((id) => named(id)));
+  for (const c of fetched) {
     if (!c || !commentOnIssue(c, repo, issue)) return full();
     records.push(toCommentRecord(c));
   }
@@ -249,6 +255,12 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     if (!result.checkpoint || (result.checkpoint.commentId < entry.commentId && result.checkpoint.commentId !== rewoundTo)) return full();
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
     if (result.maxEpoch < entry.maxEpoch) return full();
+    // A comment the index lists as not used (a zombie) came out as the resume point: the short read lacks the
+    // control that fenced it (a release older than the tail, superseded by a newer one). Only the full read decides.
+    if (entry.notUsed?.includes(result.checkpoint.commentId)) return full();
+    // Likewise any other checkpoint below the index's fence: a believed one after the index is at or above it.
+    const cp = result.checkpoint;
+    if (cp.commentId !== entry.commentId && cp.commentId !== rewoundTo && cp.epoch !== undefined && cp.epoch < entry.maxEpoch) return full();
   }
   // For the caller's cache: next time, the tail from this index's watermark (the comment is updated no earlier).
   return found.ref ? { ...result, indexRef: { comment: found.ref.comment, since: index.watermarkUpdatedAt } } : result;

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { systemClock } from "../clock.ts";
 import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { findOpenHead } from "../chain/open-head.ts";
-import { formatCheckpoint, formatHealth, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
+import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat, signCheckpoint, PROTOCOL_VERSION } from "../protocol/index.ts";
 import type { Checkpoint, JsonObject, PhaseMap } from "../protocol/index.ts";
 import { createProjection, decideResume } from "../projection/index.ts";
 import type { Directive, LegacyWriters, NamedPhaseMap, Projection, ProjectionSnapshot, ResumeDecision, LatestCheckpoint, LivenessOptions, TrustPolicy } from "../projection/index.ts";
@@ -74,11 +74,22 @@ export interface SavedCheckpoint {
   checkpoint: Checkpoint;
   /** With `checkDirective`: what a person asked of this agent+session (null: nothing). */
   directive?: Directive | null;
-  /** With `checkDirective`: true when this save's epoch is below the fence, so readers treat it as a zombie. */
-  fenced?: boolean;
+  /**
+   * With `checkDirective`: true when this save's epoch is below the fence, so readers treat it as a
+   * zombie (stop: another worker took over); null when it cannot be told without reading a large issue
+   * whole (no usable resume index): run `resume` to find out.
+   */
+  fenced?: boolean | null;
   /** With `checkDirective`, when the bot's verified index answered: the agent+sessions it lists (the CLI's "new agent" line). */
   indexed?: { agent: string; session: string; commentId: number }[];
 }
+
+/**
+ * A save with `checkDirective` on an issue without a usable resume index reads every comment when the
+ * issue has at most this many (an issue opened a moment ago, before the bot's first index); above, the
+ * answer is `fenced: null` (unknown) rather than a read of the whole issue beside every save.
+ */
+export const SAVE_FULL_READ_MAX_COMMENTS = 200;
 
 /** A checkpoint as `latest`/`history` return it. */
 export type StoredCheckpoint = LatestCheckpoint & { agent: string; session: string };
@@ -189,7 +200,19 @@ export class SessionStore {
     if (seq !== undefined || epoch !== undefined) this.writers.set(k, { seq: seq ?? 0, epoch: epoch ?? 0 });
     const saved: SavedCheckpoint = { comment_id: comment.id, issue: landed, html_url: comment.htmlUrl, checkpoint: cp };
     if (opts.checkDirective && head) {
-      const r = await coldResume({ api: this.o.api, repo: this.repo, issue: landed, issueMeta: head, policy: this.policy(), agent: input.agent, session: input.session, map: {}, fullRead: false });
+      const read = (fullRead: boolean) =>
+        coldResume({ api: this.o.api, repo: this.repo, issue: landed, issueMeta: head as HostIssue, policy: this.policy(), agent: input.agent, session: input.session, map: {}, fullRead });
+      let r = await read(false);
+      // No resume index to answer from (an issue opened a moment ago, or no bot): a small issue is read
+      // whole, or a zombie's save would answer `fenced: false` (issue 28.5). A large one says it cannot tell.
+      if (r.via === "none") {
+        if ((head.commentCount ?? Number.POSITIVE_INFINITY) > SAVE_FULL_READ_MAX_COMMENTS) {
+          saved.directive = null;
+          saved.fenced = null;
+          return saved;
+        }
+        r = await read(true);
+      }
       saved.directive = r.directive;
       saved.fenced = (epoch ?? 0) < Math.max(r.maxEpoch, r.directive?.epoch ?? 0);
       if (r.indexed) saved.indexed = r.indexed;
@@ -288,14 +311,47 @@ export class SessionStore {
     // Take over: every resume fences off earlier writers of this agent+session.
     const { epoch } = decision;
     const seq = answer.checkpoint?.seq ?? 0;
-    this.writers.set(key(agent, session), { seq, epoch });
     // takeOver: write the fence now (the same phase and state under the new epoch), so a zombie's
-    // checkpoint is fenced off even if this worker dies before its first own save.
+    // checkpoint is fenced off even if this worker dies before its first own save. One above the plain
+    // resume's epoch (issue 28.5): a resume that writes nothing hands out the highest written epoch + 1,
+    // so every epoch ever handed out is at most that, and the take-over's is above all of them.
     if (opts.takeOver && answer.checkpoint) {
-      const saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject });
-      return { ...decision, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
+      let held = epoch + 1;
+      let saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject, seq: seq + 1, epoch: held });
+      // Two take-overs that read the same fence wrote the same epoch: the later comment goes one above (at most twice more).
+      for (let round = 0; round < 2 && (await this.tiedTakeOver(saved, held)); round++) {
+        held++;
+        saved = await this.save({ agent, session, phase: answer.phase, data: answer.state as JsonObject, seq: seq + 1, epoch: held });
+      }
+      return { ...decision, epoch: held, via: answer.via, next_seq: seq + 2, takeover_comment_id: saved.comment_id };
     }
-    return { ...decision, via: answer.via };
+    // A take-over with nothing to write (no checkpoint yet) still hands out one above what a plain resume holds.
+    const held = opts.takeOver ? epoch + 1 : epoch;
+    this.writers.set(key(agent, session), { seq, epoch: held });
+    return { ...decision, epoch: held, via: answer.via };
+  }
+
+  /**
+   * Whether another writer's checkpoint of the same agent+session holds `epoch` (or more) with a lower
+   * comment id than the take-over `saved`: it took over from the same fence a moment before. One read
+   * of the comments since a minute before the save (the other took over after this one's resume read).
+   */
+  private async tiedTakeOver(saved: SavedCheckpoint, epoch: number): Promise<boolean> {
+    const policy = await this.policy();
+    const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
+    const since = Date.parse(saved.checkpoint.timestamp ?? "") - 60_000;
+    const recent = await this.o.api.listComments(this.repo, saved.issue, Number.isNaN(since) ? {} : { sinceMs: since });
+    return recent.some((c) => {
+      if (c.id >= saved.comment_id || !trusted.has(c.author.toLowerCase())) return false;
+      const p = parseComment(c.body);
+      return (
+        p.kind === "checkpoint" &&
+        p.checkpoint.agent === saved.checkpoint.agent &&
+        p.checkpoint.session === saved.checkpoint.session &&
+        (p.checkpoint.epoch ?? 0) >= epoch &&
+        p.checkpoint.id !== saved.checkpoint.id
+      );
+    });
   }
 
   private rememberIndexRef(issue: number, ref: ResumeIndexRef): void {

@@ -111,13 +111,13 @@ describe("the session chain across three rollovers", () => {
     await world.settle();
     await world.api(alice).createComment(world.repo, world.issue, `/checkpost pause ${A} s2`);
     await world.settle();
-    expect(await apiResume(world, world.issue, "s1")).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+    expect(await apiResume(world, world.issue, "s1")).toMatchObject({ phase: "clone_complete", epoch: 4, directive: { kind: "rewind", epoch: 3 } });
 
     let h = world.issue;
     for (let i = 0; i < 3; i++) {
       h = await rollOver(world);
       // After every rollover, on the head: the rewind (and its fence) and the pause are still in effect.
-      expect(await apiResume(world, h, "s1"), `after rollover ${i + 1}`).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+      expect(await apiResume(world, h, "s1"), `after rollover ${i + 1}`).toMatchObject({ phase: "clone_complete", epoch: 4, directive: { kind: "rewind", epoch: 3 } });
       expect(await apiResume(world, h, "s2"), `after rollover ${i + 1}`).toMatchObject({ phase: "subtask_1_complete", directive: { kind: "pause", by: "alice" } });
     }
     // Carried as the bot's own [CONTROL] records, with provenance.
@@ -129,7 +129,7 @@ describe("the session chain across three rollovers", () => {
     world.forge.admin.resetStats();
     const s1 = await run(["resume", "--agent", A, "--session", "s1"]);
     const requests = world.forge.admin.stats().requests;
-    expect(s1).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+    expect(s1).toMatchObject({ phase: "clone_complete", epoch: 4, directive: { kind: "rewind", epoch: 3 } });
     // Rollovers so far: at least the three above (the bot's index comment counts toward the threshold, so a
     // successor may fill and roll over once more).
     const hops = await chainLength(world);
@@ -185,7 +185,7 @@ describe("the session chain across three rollovers", () => {
     expect((await agent.listComments(world.repo, h)).filter((c) => c.body.includes("clone_complete"))).toEqual([]);
     await world.api(alice).createComment(world.repo, h, `/checkpost rewind ${A} s1 ${older.id}`);
     await world.settle();
-    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind", epoch: 2 } });
+    expect(await apiResume(world, h, "s1")).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind", epoch: 3 } });
     const run = cli(world, mkdtempSync(join(tmpdir(), "cp-chain-")));
     expect(await run(["resume", "--agent", A, "--session", "s1"])).toMatchObject({ phase: "clone_complete", directive: { kind: "rewind" } });
     // Recorded as the bot's own [CONTROL] on the head, after a copy of its target; no refusal reply.

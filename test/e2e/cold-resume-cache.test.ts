@@ -135,3 +135,35 @@ describe("a writer who edits the bot's index comment never gets a forged answer 
     expect(r.checkpoint?.commentId).not.toBe(forged.id);
   });
 });
+
+describe("a remembered index comment after two releases (issue 28, found by the fleet)", () => {
+  it("never resumes from a zombie the first release fenced, when the tail starts after that release", async () => {
+    let t = Math.floor(Date.now() / 1000) * 1000;
+    w = await botWorld({ resumeIndexInlineMaxBytes: 0 });
+    const world = w;
+    world.forge.admin.setClock(() => t);
+    world.forge.admin.addCollaborator("agent", "work", "checkpost-bot", "admin");
+    world.forge.admin.createUser("alice");
+    world.forge.admin.addCollaborator("agent", "work", "alice", "write");
+    const alice = world.api(world.forge.admin.createToken("alice"));
+    const refs = refCache();
+    const reader = () => new SessionStore({ api: world.api(world.agentToken), repo: world.repo, issue: world.issue, selfLogin: "agent", trustedAuthors: ["checkpost-bot"], indexRefs: refs });
+    const worker = reader();
+    await worker.resume("implementation-worker", "s1", MAP);
+    await worker.save({ agent: "implementation-worker", session: "s1", phase: "clone_complete", data: { n: 1 } });
+    await world.settle();
+    t += 2000;
+    await alice.createComment(world.repo, world.issue, "/checkpost release implementation-worker s1");
+    await world.settle();
+    t += 2000;
+    // The released worker keeps going: a zombie below the first release's fence.
+    await worker.save({ agent: "implementation-worker", session: "s1", phase: "pr_created", data: { n: 5 } });
+    await world.settle();
+    expect(await reader().resume("implementation-worker", "s1", MAP)).toMatchObject({ state: { n: 1 }, directive: { kind: "release" } });
+    expect(refs.m.size).toBe(1); // the warm path's `since` is now after the first release
+    t += 2000;
+    await alice.createComment(world.repo, world.issue, "/checkpost release implementation-worker s1");
+    await world.settle();
+    expect(await reader().resume("implementation-worker", "s1", MAP)).toMatchObject({ state: { n: 1 }, directive: { kind: "release" } });
+  });
+});

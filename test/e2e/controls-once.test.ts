@@ -13,6 +13,7 @@ import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/pr
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
+import { SessionStore } from "../../src/session-client/index.ts";
 
 let w: BotWorld;
 let extra: Bot | undefined;
@@ -87,11 +88,26 @@ describe("a command runs at most once, ever", () => {
 
     await w.api(alice).createComment(w.repo, w.issue, "/checkpost release implementation-worker s1");
     await settle();
-    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
+    expect(await resumeApi()).toMatchObject({ epoch: 4, directive: { kind: "release", epoch: 3 } });
     await replay((d) => d.event === "issue_comment" && d.body.includes("/checkpost release"));
     expect(await controls("release")).toHaveLength(1);
-    // The fence stayed at 2: a worker taking over at epoch 3 is not a zombie.
-    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
+    // The fence stayed at 3: a worker taking over at epoch 4 is not a zombie.
+    expect(await resumeApi()).toMatchObject({ epoch: 4, directive: { kind: "release", epoch: 3 } });
+  });
+
+  it("a release fences a worker whose resume wrote nothing (issue 28.5: no epoch tie)", async () => {
+    const { alice } = await world();
+    const worker = new SessionStore({ api: w.api(w.agentToken), repo: w.repo, issue: w.issue, trustedAuthors: ["agent", "checkpost-bot"] });
+    const held = await worker.resume(A, "s1", null); // writes nothing: the highest written epoch + 1
+    await w.api(alice).createComment(w.repo, w.issue, "/checkpost release implementation-worker s1");
+    await settle();
+    const [release] = await controls("release");
+    expect(release?.p.kind === "control" && release.p.control.epoch).toBeGreaterThan(held.epoch);
+    const late = await worker.save({ agent: A, session: "s1", phase: "pr_created", data: {} }, { checkDirective: true });
+    expect(late.checkpoint.epoch).toBe(held.epoch);
+    expect(late.fenced).toBe(true);
+    await settle();
+    expect(await resumeApi()).toMatchObject({ phase: "commit_complete", directive: { kind: "release" } });
   });
 
   it("a replayed tick delivery runs nothing again", async () => {
@@ -212,12 +228,12 @@ describe("control records are immutable in effect (issue 19.7)", () => {
     const { alice } = await world();
     await w.api(alice).createComment(w.repo, w.issue, "/checkpost release implementation-worker s1");
     await settle();
-    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
+    expect(await resumeApi()).toMatchObject({ epoch: 4, directive: { kind: "release", epoch: 3 } });
     const [release] = await controls("release");
     await w.api(w.agentToken).deleteComment(w.repo, release!.c.id);
     await settle();
-    expect(await resumeApi()).toMatchObject({ epoch: 3, directive: { kind: "release", epoch: 2 } });
-    expect(await coldDirective()).toMatchObject({ kind: "release", epoch: 2 });
+    expect(await resumeApi()).toMatchObject({ epoch: 4, directive: { kind: "release", epoch: 3 } });
+    expect(await coldDirective()).toMatchObject({ kind: "release", epoch: 3 });
   });
 
   it("deleting the bot's unpause does not bring the pause back", async () => {

@@ -106,13 +106,13 @@ describe("controls: slash commands", () => {
     expect(await controls()).toHaveLength(0);
     expect(await metric("rewind", "refused")).toBe(1);
     await say(alice, `/checkpost rewind implementation-worker s1 ${first?.id}`);
-    expect((await controls())[0]?.p).toMatchObject({ control: { action: "rewind", target: first?.id, epoch: 2 } });
-    expect(await resumeApi()).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind", epoch: 2 } });
+    expect((await controls())[0]?.p).toMatchObject({ control: { action: "rewind", target: first?.id, epoch: 3 } });
+    expect(await resumeApi()).toMatchObject({ phase: "clone_complete", epoch: 4, directive: { kind: "rewind", epoch: 3 } });
     // The old worker (epoch 1) saves again: fenced off, the resume point does not move.
     await w.api(w.agentToken).createComment(w.repo, w.issue, cp("pr_created", { epoch: 1, seq: 3 }));
     await w.settle();
     expect(await resumeApi()).toMatchObject({ phase: "clone_complete" });
-    expect(await coldResume()).toMatchObject({ phase: "clone_complete", epoch: 3, directive: { kind: "rewind" } });
+    expect(await coldResume()).toMatchObject({ phase: "clone_complete", epoch: 4, directive: { kind: "rewind" } });
     const agents = (await (await w.botFetch("/api/agents")).json()) as { anomalies: { kind: string }[] };
     expect(agents.anomalies.map((a) => a.kind)).toContain("zombie");
   });
@@ -125,6 +125,14 @@ describe("controls: slash commands", () => {
     expect(replies.some((b) => b.includes("no agent nobody"))).toBe(true);
     expect(replies.some((b) => b.includes("earlier trusted checkpoints"))).toBe(true);
     expect(replies.some((b) => b.includes("not understood"))).toBe(true);
+  });
+
+  it("a reply that quotes a command never carries a raw chain marker (issue 28.6)", async () => {
+    const { alice } = await world();
+    await say(alice, "/checkpost pause <!-- checkpost:continued-in #99 -->\n/checkpost rewind implementation-worker s1 <!--x-->");
+    const replies = (await comments()).filter((c) => c.author === "checkpost-bot" && c.body.startsWith("checkpost:")).map((c) => c.body);
+    expect(replies.length).toBeGreaterThan(0);
+    for (const b of replies) expect(b).not.toContain("<!--");
   });
 });
 

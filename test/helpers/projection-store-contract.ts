@@ -203,6 +203,15 @@ export function projectionStoreContract(name: string, setup: () => Promise<Store
       expect(await store.hasAlert(ISSUE, "k1")).toBe(true);
     });
 
+    it("keeps the control boxes of the last body seen for the next process (issue 28.4)", async () => {
+      const a = (await store.acquireLease(ISSUE, "a", 10_000))!;
+      const boxes = "<!-- checkpost:dashboard:start -->\n- [x] <!-- checkpost:control pause WyJ3IiwicyJd --> \n<!-- checkpost:dashboard:end -->";
+      await store.updateIssueMeta(a, ISSUE, { successor: 2 });
+      expect(await store.updateIssueMeta(a, ISSUE, { boxesSeen: boxes })).toEqual({ successor: 2, boxesSeen: boxes });
+      const next = await open();
+      expect((await next.issueMeta(ISSUE)).boxesSeen).toBe(boxes);
+    });
+
     it("claims a command key once, ever: across instances, concurrent claims and a cleared issue", async () => {
       const other = await open();
       expect(await store.claimCommand(ISSUE, "comment:7", "run")).toBe(true);

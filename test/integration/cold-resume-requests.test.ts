@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
-import { IMPLEMENTATION_WORKER_PHASE_MAP, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
+import { IMPLEMENTATION_WORKER_PHASE_MAP, formatControl, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";
 import { ONE_READ_MAX_ID_GAP } from "../../src/session-client/cold-resume.ts";
 import { runCli } from "../../src/app/cli.ts";
@@ -113,6 +113,27 @@ describe("the CLI remembers the token's login", () => {
     const file = readFileSync(join(dir, "logins.json"), "utf8");
     expect(file).toContain('"agent"');
     expect(file).not.toContain(w.token);
+  });
+
+  it("40 commenter [CONTROL] rewinds and one with a bad target add no request to a CLI resume (issue 28.2)", async () => {
+    w = await forgeWorld();
+    const dir = mkdtempSync(join(tmpdir(), "checkpost-cache-"));
+    const env = { FORGEJO_URL: w.forge.url, FORGEJO_TOKEN: w.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: dir, CHECKPOST_ISSUE: String(w.issue) };
+    expect(await runCli(["save", "--agent", AGENT, "--session", "s1", "--phase", "subtask_1_complete", "--data", '{"n":1}'], io(env).cli)).toBe(0);
+    await writeIndex(w);
+    const mallory = w.api(w.strangerToken);
+    for (let i = 0; i <= 40; i++)
+      await mallory.createComment(
+        repo,
+        w.issue,
+        formatControl({ agent: AGENT, session: "s1", action: "rewind", target: 100_000 + i, epoch: 9, by: "mallory", timestamp: pythonUtcIsoformat(new Date()) }),
+      );
+    w.forge.admin.resetStats();
+    const r = io(env);
+    expect(await runCli(["resume", "--agent", AGENT, "--session", "s1"], r.cli)).toBe(0);
+    expect(r.json()).toMatchObject({ phase: "subtask_1_complete", directive: null });
+    expect(w.forge.admin.stats().requests["GET /repos/{owner}/{repo}/issues/comments/{id}"]).toBeUndefined();
+    expect(w.forge.admin.stats().totalRequests).toBeLessThanOrEqual(3);
   });
 
   it("a wrong remembered login (a renamed user) is noticed: one GET /user, the right answer, the cache corrected", async () => {

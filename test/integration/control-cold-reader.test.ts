@@ -95,3 +95,28 @@ describe("[CONTROL] through checkpost's cold reader (no bot)", () => {
     expect(saved.directive).toMatchObject({ kind: "pause", commentId: paused.id });
   });
 });
+
+describe("cold readers are bounded whatever commenters post (issue 28.2)", () => {
+  it("40 commenter [CONTROL] rewinds and one with a bad target cost no request: index path and library resume stay at 2", async () => {
+    let offset = 0;
+    world = await forgeWorld({ clock: () => Date.now() + offset });
+    const s = world.store();
+    const first = await s.save({ agent: A, session: "s1", phase: "clone_complete", data: { step: 1 }, epoch: 1, seq: 1 });
+    await s.save({ agent: A, session: "s1", phase: "commit_complete", data: { step: 2 } });
+    await writeIndex(world);
+    offset += 2000;
+    const mallory = world.api(world.strangerToken);
+    const forged = (target: number) => formatControl({ agent: A, session: "s1", action: "rewind", target, epoch: 9, by: "mallory", timestamp: pythonUtcIsoformat(new Date()) });
+    for (let i = 0; i < 40; i++) await mallory.createComment(repo, world.issue, forged(first.comment_id + 100_000 + i));
+    await mallory.createComment(repo, world.issue, forged(999_999)); // no such comment
+    const policy = await world.store().policy();
+    world.forge.admin.resetStats();
+    const r = await coldResume({ api: world.api(), repo, issue: world.issue, policy, agent: A, session: "s1", map: MAP });
+    expect(r).toMatchObject({ via: "index", phase: "commit_complete", directive: null });
+    expect(world.forge.admin.stats().totalRequests).toBeLessThanOrEqual(2);
+    world.forge.admin.resetStats();
+    expect(await world.store({ selfLogin: "agent" }).resume(A, "s1", MAP)).toMatchObject({ via: "index", phase: "commit_complete", directive: null });
+    expect(world.forge.admin.stats().requests["GET /repos/{owner}/{repo}/issues/comments/{id}"]).toBeUndefined();
+    expect(world.forge.admin.stats().totalRequests).toBeLessThanOrEqual(2);
+  });
+});

@@ -30,14 +30,14 @@ function io(env: NodeJS.ProcessEnv) {
 const A = "implementation-worker";
 const S = "sess-42";
 
-/** A checkpost worker saves, then another resumes with --take-over (epoch 1, written at once). Returns the env and the take-over's comment. */
+/** A checkpost worker saves, then another resumes with --take-over (epoch 2, written at once: one above what a resume that writes nothing holds). Returns the env and the take-over's comment. */
 async function takenOver(w: ForgeWorld) {
   const env = { FORGEJO_URL: w.forge.url, FORGEJO_TOKEN: w.token, FORGEJO_REPOSITORY: "agent/work", CHECKPOST_CACHE_DIR: mkdtempSync(join(tmpdir(), "checkpost-cache-")) };
   expect(await runCli(["save", "--agent", A, "--session", S, "--phase", "clone_complete", "--data", '{"by":"checkpost"}'], io(env).cli)).toBe(0);
   const t = io(env);
   expect(await runCli(["resume", "--agent", A, "--session", S, "--take-over"], t.cli)).toBe(0);
   const took = t.json() as { epoch: number; takeover_comment_id: number };
-  expect(took.epoch).toBe(1);
+  expect(took.epoch).toBe(2);
   return { env, fenceComment: took.takeover_comment_id };
 }
 
@@ -55,7 +55,7 @@ describe("a seed-format checkpoint after a take-over (CHECKPOST_LEGACY_WRITERS)"
     const seed = await world.api().createComment({ owner: "agent", repo: "work" }, world.issue, commentFixture("seed-unfenced"));
     const r = await resume(env);
     expect(r.code).toBe(0);
-    expect(r.out).toMatchObject({ phase: "clone_complete", state: { by: "checkpost" }, checkpoint: { commentId: fenceComment, epoch: 1 }, epoch: 2 });
+    expect(r.out).toMatchObject({ phase: "clone_complete", state: { by: "checkpost" }, checkpoint: { commentId: fenceComment, epoch: 2 }, epoch: 3 });
     expect(r.out?.["not_used"]).toEqual([
       {
         commentId: seed.id,
@@ -64,8 +64,8 @@ describe("a seed-format checkpoint after a take-over (CHECKPOST_LEGACY_WRITERS)"
         htmlUrl: seed.htmlUrl,
         kind: "zombie",
         legacy: true,
-        fence: 1,
-        reason: "legacy writer without Epoch below fence 1",
+        fence: 2,
+        reason: "legacy writer without Epoch below fence 2",
         policy: { setting: "CHECKPOST_LEGACY_WRITERS", value: "fence", change: expect.stringContaining("CHECKPOST_LEGACY_WRITERS=accept") },
       },
     ]);
@@ -83,7 +83,7 @@ describe("a seed-format checkpoint after a take-over (CHECKPOST_LEGACY_WRITERS)"
       expect(r.code).toBe(0);
       expect(r.out).toMatchObject({ phase: "clone_complete", state: { branch_name: "feat/issue-7", issue_number: 7 }, checkpoint: { commentId: seed.id }, not_used: [] });
       // The next worker takes over above the fence the checkpost worker wrote, not above the seed's (absent) epoch.
-      expect(r.out?.["epoch"]).toBe(2);
+      expect(r.out?.["epoch"]).toBe(3);
     }
     // A checkpost writer below the fence is still refused under accept.
     expect(
@@ -93,7 +93,7 @@ describe("a seed-format checkpoint after a take-over (CHECKPOST_LEGACY_WRITERS)"
       ),
     ).toBe(0);
     const after = await resume({ ...env, CHECKPOST_LEGACY_WRITERS: "accept" });
-    expect(after.out).toMatchObject({ checkpoint: { commentId: seed.id }, not_used: [{ kind: "zombie", legacy: false, fence: 1, phase: "pr_created" }] });
+    expect(after.out).toMatchObject({ checkpoint: { commentId: seed.id }, not_used: [{ kind: "zombie", legacy: false, fence: 2, phase: "pr_created" }] });
   });
 
   it("a bad value is named with what it must be", async () => {
@@ -131,7 +131,7 @@ describeWithPython3("the seed's own Python writer after a take-over", () => {
     expect(body.startsWith(`[CHECKPOINT] ${A}\nVersion: 1.0\nPhase: subtask_1_complete\nSession: ${S}\n`)).toBe(true);
     const seed = await world.api().createComment({ owner: "agent", repo: "work" }, world.issue, body);
     const fenced = await resume(env);
-    expect(fenced.out).toMatchObject({ phase: "clone_complete", not_used: [{ commentId: seed.id, legacy: true, reason: "legacy writer without Epoch below fence 1" }] });
+    expect(fenced.out).toMatchObject({ phase: "clone_complete", not_used: [{ commentId: seed.id, legacy: true, reason: "legacy writer without Epoch below fence 2" }] });
     const accepted = await resume({ ...env, CHECKPOST_LEGACY_WRITERS: "accept" });
     expect(accepted.out).toMatchObject({ resume_point: "phase_2_continue", phase: "subtask_1_complete", state: { completed_subtasks: [1] }, checkpoint: { commentId: seed.id }, not_used: [] });
   });

@@ -113,13 +113,67 @@ describe("SessionStore against the embedded Forgejo", () => {
     await zombie.save({ agent: "w", session: "s", phase: "clone_complete", data: { by: "zombie", n: 1 } });
     const successor = world.store();
     const r = await successor.resume("w", "s", MAP, { takeOver: true });
-    expect(r).toMatchObject({ phase: "clone_complete", epoch: 2, next_seq: 3 });
+    // Two above the zombie's: a resume that wrote nothing may hold epoch 2 (issue 28.5).
+    expect(r).toMatchObject({ phase: "clone_complete", epoch: 3, next_seq: 3 });
     expect(r.takeover_comment_id).toBeGreaterThan(0);
     // The successor dies before its first own save; the zombie keeps going.
     await zombie.save({ agent: "w", session: "s", phase: "commit_complete", data: { by: "zombie", n: 2 } });
     const third = await world.store().resume("w", "s", MAP);
-    expect(third).toMatchObject({ phase: "clone_complete", state: { by: "zombie", n: 1 }, epoch: 3 });
+    expect(third).toMatchObject({ phase: "clone_complete", state: { by: "zombie", n: 1 }, epoch: 4 });
     const snap = await world.store().snapshot();
     expect(snap.anomalies.some((a) => a.kind === "zombie")).toBe(true);
+  });
+
+  it("a take-over fences a worker whose resume wrote nothing: never the same epoch (issue 28.5)", async () => {
+    world = await forgeWorld();
+    await world.store().save({ agent: "w", session: "s", phase: "clone_complete", data: { n: 0 } });
+    const first = world.store();
+    const held = await first.resume("w", "s", MAP); // writes nothing
+    const taker = world.store();
+    const took = await taker.resume("w", "s", MAP, { takeOver: true });
+    expect(took.epoch).toBeGreaterThan(held.epoch);
+    // The first instance saves afterwards at the epoch it was handed: a zombie, refused as fenced.
+    const late = await first.save({ agent: "w", session: "s", phase: "commit_complete", data: { by: "first" } }, { checkDirective: true });
+    expect(late.checkpoint.epoch).toBe(held.epoch);
+    expect(late.fenced).toBe(true);
+    const after = await world.store().resume("w", "s", MAP);
+    expect(after).toMatchObject({ phase: "clone_complete", state: { n: 0 } });
+  });
+
+  it("two take-overs from the same fence end at different epochs, the later one above", async () => {
+    world = await forgeWorld();
+    await world.store().save({ agent: "w", session: "s", phase: "clone_complete", data: { n: 0 } });
+    // Both read the fence before either writes: each one's first POST waits for the other's.
+    let arrived = 0;
+    let release = () => {};
+    const both = new Promise<void>((r) => (release = r));
+    const racing = () => {
+      const api = world!.api();
+      let first = true;
+      const post = api.createComment.bind(api);
+      api.createComment = async (...args: Parameters<typeof post>) => {
+        if (first) {
+          first = false;
+          if (++arrived === 2) release();
+          await both;
+        }
+        return post(...args);
+      };
+      return world!.store({ api });
+    };
+    const [a, b] = await Promise.all([racing().resume("w", "s", MAP, { takeOver: true }), racing().resume("w", "s", MAP, { takeOver: true })]);
+    expect(a.epoch).not.toBe(b.epoch);
+    const later = (a.takeover_comment_id ?? 0) > (b.takeover_comment_id ?? 0) ? a : b;
+    expect(later.epoch).toBe(Math.max(a.epoch, b.epoch));
+  });
+
+  it("a zombie's save on a just-opened issue (no resume index yet) answers fenced, not false", async () => {
+    world = await forgeWorld();
+    const zombie = world.store();
+    await zombie.save({ agent: "w", session: "s", phase: "clone_complete", data: { n: 1 }, epoch: 1, seq: 1 });
+    await world.store().resume("w", "s", MAP, { takeOver: true });
+    const z = await zombie.save({ agent: "w", session: "s", phase: "commit_complete", data: { n: 2 } }, { checkDirective: true });
+    expect(z.checkpoint.epoch).toBe(1);
+    expect(z.fenced).toBe(true);
   });
 });

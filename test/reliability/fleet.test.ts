@@ -22,6 +22,7 @@ describeWithPython3("mixed fleet: every reader equals the model after every step
         .map((d) => `schedule ${d.schedule} step ${d.step} (${d.action}) ${d.reader} ${d.agent} [${d.kinds.join(",")}] want ${JSON.stringify(d.want)} got ${JSON.stringify(d.got)}`);
       expect(found).toEqual([]);
       expect(f.disagreements).toBe(0);
+      expect(f.takeOverTies).toBe(0);
       // About a minute on an idle 2-core machine; bot processes and python3 start per schedule.
     }, 600_000);
   });

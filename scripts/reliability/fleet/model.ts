@@ -80,18 +80,21 @@ export class FleetModel {
     this.get(agent, session).paused = false;
   }
 
-  /** docs/dashboard.md: rewind to that trusted checkpoint, with a new fence (max epoch + 1). */
+  /**
+   * docs/dashboard.md: rewind to that trusted checkpoint, with a new fence two above the highest epoch
+   * (a worker that resumed without writing holds one above it, and must be fenced off too).
+   */
   rewind(agent: string, session: string, to: SaveFact): void {
     const a = this.get(agent, session);
     a.current = to;
-    a.fence += 1;
+    a.fence += 2;
     a.pending = "rewind";
   }
 
-  /** docs/dashboard.md: release with a new fence at the current checkpoint. */
+  /** docs/dashboard.md: release with a new fence (two above the highest epoch, as a rewind) at the current checkpoint. */
   release(agent: string, session: string): void {
     const a = this.get(agent, session);
-    a.fence += 1;
+    a.fence += 2;
     a.pending = "release";
   }
 

@@ -94,6 +94,11 @@ export interface FleetFigures {
   rollovers: number;
   /** Replica schedules skipped because PostgreSQL could not start (then said why). */
   skippedReplicaSchedules: number;
+  /**
+   * Take-overs right after a resume that wrote nothing that did not get a higher epoch than it (issue
+   * 28.5: the two held the same epoch, and the take-over fenced nothing). Must be 0.
+   */
+  takeOverTies: number;
 }
 
 interface AgentSpec extends AgentRef {
@@ -145,6 +150,7 @@ function emptyFigures(): FleetFigures {
     bySchedule: {},
     rollovers: 0,
     skippedReplicaSchedules: 0,
+    takeOverTies: 0,
   };
 }
 
@@ -263,7 +269,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
   const agents: AgentState[] = ROSTER.map((spec) => ({ spec, worker: null, old: [] }));
 
   /** A new worker of a CLI or library agent resumes (taking over with the next epoch); with takeOver the fence is written at once. */
-  const startWorker = async (a: AgentState, takeOver: boolean): Promise<void> => {
+  const startWorker = async (a: AgentState, takeOver: boolean): Promise<number> => {
     const s = a.spec;
     let out: { epoch: number; state: unknown; phase: string; takeoverCommentId?: number };
     let w: Worker;
@@ -286,6 +292,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     }
     if (a.worker) a.old.push(a.worker);
     a.worker = w;
+    return out.epoch;
   };
 
   const phaseFor = (s: AgentSpec): string => {
@@ -293,8 +300,8 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     return `step_${1 + Math.floor(rand() * 9)}`;
   };
 
-  /** One save by a worker (the current one, or a superseded one: a zombie). */
-  const save = async (a: AgentState, w: Worker | null): Promise<void> => {
+  /** One save by a worker (the current one, or a superseded one: a zombie). Returns whether the model believes it. */
+  const save = async (a: AgentState, w: Worker | null): Promise<boolean> => {
     const s = a.spec;
     const phase = phaseFor(s);
     const num = ++n;
@@ -325,7 +332,9 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     // A believed save that did not land on the open head (a seed agent finds the issue by title and label, a
     // library save checks the head once a minute; either can reach an issue the bot is closing) must be carried
     // into the head: settle waits for that copy (the step's newest save of the agent only, see settle).
-    if (model.save(s.agent, s.session, fact)) saves.push({ agent: s.agent, session: s.session, n: num, issue: landed });
+    const believed = model.save(s.agent, s.session, fact);
+    if (believed) saves.push({ agent: s.agent, session: s.session, n: num, issue: landed });
+    return believed;
   };
 
   /** The open session issue a person looks at (the newest open one). */
@@ -457,6 +466,28 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       const victim = pick(world.live());
       if (victim) world.kill(victim);
       await world.startBot();
+    } else if (r < 0.91 && hasCheckpoint) {
+      // Issue 28.4: every bot down; a person ticks (or unticks) Pause meanwhile (its delivery fails and is
+      // never sent again), an agent may save; then the bots start again and must find the tick.
+      action = "down_tick";
+      for (const b of world.live()) world.kill(b);
+      const pausing = !model.paused(s.agent, s.session);
+      const before = Math.max(0, ...(await obsApi.listComments(REPO, await head())).map((x) => x.id));
+      if (await tick(s, "pause", pausing)) {
+        expected = { agent: s.agent, session: s.session, action: pausing ? "pause" : "unpause", afterId: before };
+        (pausing ? model.pause : model.unpause).call(model, s.agent, s.session);
+      } else count("down_tick_missing");
+      const other = pick(agents);
+      if (rand() < 0.5 && other.spec.kind !== "seed" && other.worker) await save(other, other.worker);
+      for (let b = 0; b < world.mode.replicas; b++) await world.startBot();
+    } else if (r < 0.94 && s.kind !== "seed") {
+      // Issue 28.5: a resume that writes nothing, then at once a take-over; the first worker then saves.
+      action = "take_over_after_plain_resume";
+      const plain = await startWorker(a, false);
+      const first = a.worker;
+      const took = await startWorker(a, true);
+      if (took <= plain) figures.takeOverTies++;
+      if (first) await save(a, first);
     } else {
       await save(a, a.worker);
     }

@@ -51,8 +51,15 @@ export async function save(io: CliIo, o: SaveOptions, root: CliRoot): Promise<vo
     html_url: saved.html_url,
     ...toParseOutput({ kind: "checkpoint", checkpoint: saved.checkpoint }),
     directive: saved.directive ?? null,
-    ...(saved.fenced ? { fenced: true } : {}),
+    ...(saved.fenced ? { fenced: true } : saved.fenced === null ? { fenced: null } : {}),
   });
+  // Said on stderr too, so a script that reads only the exit status and stderr is told (issue 28.5).
+  if (saved.fenced)
+    io.err(
+      `checkpost: this save's epoch ${saved.checkpoint.epoch ?? 0} is below the fence: another worker took over, or a person released or rewound this session. The checkpoint is a zombie and is never resumed from: stop, or run \`checkpost resume\` to continue from the current point.`,
+    );
+  else if (saved.fenced === null)
+    io.err("checkpost: could not tell whether this save is fenced (the issue has no usable resume index and too many comments to read beside a save); run `checkpost resume` to find out.");
 }
 
 /**

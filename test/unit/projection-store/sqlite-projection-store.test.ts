@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteProjectionStore } from "../../../src/bot-state/index.ts";
@@ -35,6 +35,27 @@ describe("SQLite watermark ids as rows (schema 3)", () => {
       expect(await store.watermark("o/r#1")).toEqual({ updatedAtSecond: 1_764_658_801, idsInSecond: [2] });
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("SQLite store file modes (issue 28.6)", () => {
+  it("the database and its -wal and -shm files are 0600, new or made so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "checkpost-mode-"));
+    const file = join(dir, "p.sqlite");
+    const old = new Database(file);
+    old.pragma("journal_mode = WAL");
+    old.exec("CREATE TABLE t (x)");
+    old.close();
+    chmodSync(file, 0o644); // an older bot's file
+    const fresh = join(dir, "new", "p.sqlite");
+    const stores = [createSqliteProjectionStore(file), createSqliteProjectionStore(fresh)];
+    try {
+      for (const s of stores) await s.applyDelivery("o/r#1", "d-1", []);
+      for (const f of [file, `${file}-wal`, `${file}-shm`, fresh, `${fresh}-wal`, `${fresh}-shm`]) expect({ f, mode: (statSync(f).mode & 0o777).toString(8) }).toEqual({ f, mode: "600" });
+    } finally {
+      for (const s of stores) await s.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

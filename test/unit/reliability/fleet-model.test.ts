@@ -31,11 +31,13 @@ describe("fleet reference model", () => {
     expect(m.rewindTargets(A, S).map((t) => t.n)).toEqual([2, 1]);
     m.rewind(A, S, { n: 1, phase: "p1", epoch: 1 });
     expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "rewind" });
-    expect(m.fence(A, S)).toBe(2);
-    // The rewound worker (epoch 1) is fenced off; the next worker (epoch 2) ends the rewind.
+    expect(m.fence(A, S)).toBe(3);
+    // The rewound worker (epoch 1) is fenced off, and so is one whose resume wrote nothing (epoch 2,
+    // issue 28.5); the next worker (epoch 3) ends the rewind.
     expect(m.save(A, S, { n: 4, phase: "p4", epoch: 1 })).toBe(false);
+    expect(m.save(A, S, { n: 6, phase: "p6", epoch: 2 })).toBe(false);
     expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "rewind" });
-    expect(m.save(A, S, { n: 5, phase: "p5", epoch: 2 })).toBe(true);
+    expect(m.save(A, S, { n: 5, phase: "p5", epoch: 3 })).toBe(true);
     expect(m.answer(A, S)).toEqual({ n: 5, phase: "p5", directive: null });
   });
 
@@ -45,7 +47,8 @@ describe("fleet reference model", () => {
     m.release(A, S);
     m.pause(A, S);
     expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "pause" });
-    m.save(A, S, { n: 2, phase: "p2", epoch: 2 });
+    expect(m.fence(A, S)).toBe(3);
+    m.save(A, S, { n: 2, phase: "p2", epoch: 3 });
     expect(m.answer(A, S)).toEqual({ n: 2, phase: "p2", directive: "pause" });
     m.unpause(A, S);
     expect(m.answer(A, S).directive).toBeNull();
