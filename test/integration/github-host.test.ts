@@ -85,7 +85,8 @@ describe("SessionStore on a host with GitHub's behaviour", () => {
     await zombie.save({ agent: "w", session: "s", phase: "clone_complete", data: { by: "zombie", n: 1 } });
     await g.store({ issue, token: g.mallory.token }).save({ agent: "w", session: "s", phase: "pr_created", data: { pr_number: 666 } });
     const successor = g.store({ issue });
-    expect(await successor.resume("w", "s", MAP, { takeOver: true })).toMatchObject({ phase: "clone_complete", epoch: 2 });
+    // A take-over writes the highest written epoch + 2, above any epoch a write-less resume handed out (issue 28.5).
+    expect(await successor.resume("w", "s", MAP, { takeOver: true })).toMatchObject({ phase: "clone_complete", epoch: 3 });
     g.tick(1000);
     await zombie.save({ agent: "w", session: "s", phase: "commit_complete", data: { by: "zombie", n: 2 } });
     expect(await g.store({ issue }).resume("w", "s", MAP)).toMatchObject({ phase: "clone_complete", state: { by: "zombie", n: 1 } });
