@@ -173,6 +173,43 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     expect(await b.heartbeat("hb-b", 60_000)).toBeGreaterThanOrEqual(2);
   });
 
+  it("a replica listening hears each commit that changed an issue's comments, once per transaction, and nothing for a duplicate", async () => {
+    const KN = "acme/notify#1";
+    const heard: string[] = [];
+    let next: (() => void) | null = null;
+    const l = await a.listenChanges(
+      (issue) => {
+        heard.push(issue);
+        next?.();
+      },
+      () => {},
+    );
+    try {
+      const arrival = () => new Promise<void>((r) => (next = r));
+      let got = arrival();
+      // A bulk read of 30 comments (multi-row INSERTs) then an edit, each from the other replica.
+      await b.applyDelivery(
+        KN,
+        null,
+        Array.from({ length: 30 }, (_, i) => up(9000 + i, `n${i}`)),
+      );
+      await got;
+      got = arrival();
+      await b.applyDelivery(KN, "n-edit", [up(9000, "n0 edited", "2026-11-29T10:00:09Z")]);
+      await got;
+      // A duplicate delivery and an older copy of the same body change no row: no notification. The probe below
+      // goes through the same channel after them, so if either had notified it would be heard first.
+      await b.applyDelivery(KN, "n-edit", [up(9000, "n0 edited", "2026-11-29T10:00:09Z")]);
+      await b.applyDelivery(KN, "n-old", [up(9001, "n1", "2026-11-29T09:00:00Z")]);
+      got = arrival();
+      await b.applyDelivery("acme/notify#2", "n-other", [up(9100, "other issue")]);
+      await got;
+      expect(heard).toEqual([KN, KN, "acme/notify#2"]);
+    } finally {
+      await l.close();
+    }
+  });
+
   it("an unreachable server is StoreUnavailableError naming the variable to check", async () => {
     const bad = url.replace(/:\d+\//, ":1/");
     const e = await PostgresProjectionStore.open({ url: bad }).catch((x: unknown) => x);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "pino";
 import type { ResumeIndex } from "../../dashboard/index.ts";
@@ -7,6 +8,7 @@ import { advanceWatermarkAll } from "../advance-watermark-all.ts";
 import { foldStoredComment } from "../fold-stored-comment.ts";
 import type {
   ApplyResult,
+  ChangeListener,
   CommentQuery,
   Fence,
   FeedCursor,
@@ -21,6 +23,7 @@ import type {
   WriteLogRow,
 } from "../index.ts";
 import { migrate } from "./migrate.ts";
+import { ChangesUnheardError } from "../changes-unheard-error.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 
 export interface PostgresStoreOptions extends ProjectionStoreOptions {
@@ -51,6 +54,8 @@ interface FeedRow extends CommentRow {
   xid: string;
 }
 
+/** Migration 4's trigger notifies this channel with the issue key of every comment change. */
+const CHANGES_CHANNEL = "checkpost_comments";
 const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
 const PAGE = 2_000;
 /** Rows a multi-row INSERT carries (10 parameters each, far below PostgreSQL's 65,535). */
@@ -110,6 +115,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
     private readonly pool: pg.Pool,
     private readonly log: PostgresStoreOptions["logger"],
     private readonly clock: (() => number) | undefined,
+    /** A connection of its own, outside the pool (LISTEN must stay on one session). */
+    private readonly ownClient: () => pg.Client,
   ) {}
 
   /** Connect and bring the schema up to date (see migrate). */
@@ -138,7 +145,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       await pool.end().catch(() => undefined);
       throw new StoreUnavailableError(`cannot open the PostgreSQL store (check CHECKPOST_DATABASE_URL and that the server is up): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    return new PostgresProjectionStore(pool, o.logger, o.now);
+    const clientConfig = { connectionString: o.url, application_name: `${o.applicationName ?? "checkpost"} listen`, connectionTimeoutMillis: 5_000 };
+    return new PostgresProjectionStore(pool, o.logger, o.now, () => new pg.Client(clientConfig));
   }
 
   /** The store's clock as a query parameter: null means PostgreSQL's own. */
@@ -381,6 +389,54 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       }
       return { events, cursor: xmin };
     });
+  }
+
+  /**
+   * Call `onChange(issue)` whenever a transaction that changed an issue's comment rows commits, on any
+   * replica (migration 4's trigger NOTIFYs the issue key on CHANGES_CHANNEL). One connection of its
+   * own holds the LISTEN. Before resolving, a probe NOTIFY sent through the pool must come back on it
+   * within `probeMs`: behind a transaction-pooling proxy (pgbouncer `pool_mode = transaction`) the
+   * LISTEN lands on a server connection the proxy hands to others, nothing ever arrives, and this
+   * rejects with ChangesUnheardError so the caller knows it is left with its poll. `onLost` is called
+   * once if the connection drops later (the caller polls meanwhile and may listen again).
+   */
+  async listenChanges(onChange: (issue: IssueKey) => void, onLost: (e: Error) => void, probeMs = 2_000): Promise<ChangeListener> {
+    const c = this.ownClient();
+    const probe = `probe ${randomUUID()}`;
+    let heard!: () => void;
+    const probed = new Promise<void>((r) => (heard = r));
+    let closing = false;
+    let lost = false;
+    const drop = (e: Error) => {
+      if (closing || lost) return;
+      lost = true;
+      onLost(e);
+    };
+    c.on("notification", (m) => {
+      if (m.channel !== CHANGES_CHANNEL || m.payload === undefined) return;
+      if (m.payload === probe) heard();
+      else if (!m.payload.startsWith("probe ")) onChange(m.payload);
+    });
+    c.on("error", drop);
+    c.on("end", () => drop(new Error("the LISTEN connection closed")));
+    const close = async () => {
+      closing = true;
+      await c.end().catch(() => undefined);
+    };
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+      await this.pool.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, probe]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), probeMs)));
+      const got = await Promise.race([probed.then(() => "heard" as const), late]).finally(() => clearTimeout(timer));
+      if (got === "late") throw new ChangesUnheardError(`a NOTIFY sent through the pool did not come back on the LISTEN connection within ${probeMs} ms`);
+    } catch (e) {
+      await close();
+      if (e instanceof ChangesUnheardError) throw e;
+      throw new StoreUnavailableError(`PostgreSQL store: cannot LISTEN for changes: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    return { close };
   }
 
   /** Times each comment's row changed, by id (the chaos test checks none changed more than its versions). */
