@@ -61,6 +61,19 @@ const PAGE = 2_000;
 /** Rows a multi-row INSERT carries (10 parameters each, far below PostgreSQL's 65,535). */
 const BULK_INSERT_ROWS = 500;
 const DELIVERY_DEADLINE_MS = 6_000;
+/**
+ * Merge a batch's watermark ($2 second, $3 ids) into the stored one: an older second changes nothing, the
+ * same second adds its ids, a newer one replaces them (advanceWatermark's fold, in SQL).
+ */
+const WATERMARK_UPSERT = `INSERT INTO checkpost_watermarks AS w (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3::bigint[])
+       ON CONFLICT (issue_key) DO UPDATE SET
+         updated_at_second = excluded.updated_at_second,
+         ids_in_second = CASE WHEN w.updated_at_second = excluded.updated_at_second
+           THEN ARRAY(SELECT DISTINCT x FROM unnest(w.ids_in_second || excluded.ids_in_second) AS x ORDER BY x)
+           ELSE excluded.ids_in_second END
+       WHERE w.updated_at_second < excluded.updated_at_second
+          OR (w.updated_at_second = excluded.updated_at_second AND NOT (w.ids_in_second @> excluded.ids_in_second))`;
+
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
 
@@ -190,6 +203,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
   }
 
   private async applyDeliveryNow(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    const only = events.length === 1 ? events[0] : undefined;
+    if (deliveryId !== null && only?.type === "upsert" && (await this.insertNewComment(issue, deliveryId, only))) return { duplicate: false, changed: [only] };
     return this.tx(async (c) => {
       if (deliveryId !== null) {
         const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, this.clock?.() ?? Date.now()]);
@@ -203,6 +218,36 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       await this.advanceWatermark(c, issue, events);
       return { duplicate: false, changed: events.filter((e) => changedIds.has(e)) };
     });
+  }
+
+  /**
+   * A webhook's new comment, the usual delivery, in one statement and so one round trip (issue 32: it was
+   * five, BEGIN, delivery, comment, watermark, COMMIT): the comment row is inserted unless the delivery id
+   * was seen or the row exists, and only then are the delivery id and the watermark written, all in the
+   * statement's own transaction. False when it inserted nothing (a redelivery, an edit, another replica's
+   * row, a race on the same delivery): nothing was written, and the caller takes the general path.
+   */
+  private async insertNewComment(issue: IssueKey, deliveryId: string, e: CommentEvent & { type: "upsert" }): Promise<boolean> {
+    const row = foldStoredComment(undefined, e);
+    const w = advanceWatermarkAll(null, [{ id: e.comment.id, updatedAt: e.comment.updatedAt }]);
+    if (!row || !w) return false;
+    const r = await this.guard(() =>
+      this.pool.query<{ inserted: number }>(
+        `WITH c AS (
+           INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS})
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+           WHERE NOT EXISTS (SELECT 1 FROM checkpost_deliveries WHERE delivery_id = $12)
+           ON CONFLICT DO NOTHING RETURNING comment_id
+         ), d AS (
+           INSERT INTO checkpost_deliveries (delivery_id, received_ms) SELECT $12, $13 FROM c ON CONFLICT DO NOTHING
+         ), wm AS (
+           ${WATERMARK_UPSERT.replace("VALUES ($1, $2, $3::bigint[])", "SELECT $1, $14, $15::bigint[] FROM c")}
+         )
+         SELECT count(*)::int AS inserted FROM c`,
+        [issue, ...rowValues(row), deliveryId, this.clock?.() ?? Date.now(), w.updatedAtSecond, w.idsInSecond],
+      ),
+    );
+    return (r.rows[0]?.inserted ?? 0) > 0;
   }
 
   /**
@@ -298,17 +343,7 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])),
     );
     if (!w) return;
-    await c.query(
-      `INSERT INTO checkpost_watermarks AS w (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3::bigint[])
-       ON CONFLICT (issue_key) DO UPDATE SET
-         updated_at_second = excluded.updated_at_second,
-         ids_in_second = CASE WHEN w.updated_at_second = excluded.updated_at_second
-           THEN ARRAY(SELECT DISTINCT x FROM unnest(w.ids_in_second || excluded.ids_in_second) AS x ORDER BY x)
-           ELSE excluded.ids_in_second END
-       WHERE w.updated_at_second < excluded.updated_at_second
-          OR (w.updated_at_second = excluded.updated_at_second AND NOT (w.ids_in_second @> excluded.ids_in_second))`,
-      [issue, w.updatedAtSecond, w.idsInSecond],
-    );
+    await c.query(WATERMARK_UPSERT, [issue, w.updatedAtSecond, w.idsInSecond]);
   }
 
   async comments(issue: IssueKey, q: CommentQuery = {}): Promise<StoredComment[]> {
