@@ -73,24 +73,30 @@ async function freshDatabase(i: number): Promise<string> {
   return u.toString();
 }
 
+const ms = (x: number) => (Number.isNaN(x) ? "–" : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
+const rows = (r: FeltResult) =>
+  r.figures.map(
+    (f) => `| ${label(r.settings)}${r.settings.mode === "polling" ? ` (poll ${r.settings.pollMs} ms)` : ""} | ${f.name} | ${f.samples.length} | ${ms(f.p50)} | ${ms(f.p99)} | ${f.missed} |`,
+  );
+const header = "| setting | figure | n | p50 | p99 | missed |\n| --- | --- | --- | --- | --- | --- |";
+const json = arg("--json");
 const results: FeltResult[] = [];
 const t0 = Date.now();
 try {
   for (const [i, s] of settings.entries()) {
     console.log(`${label(s)}: running`);
-    results.push(await runFeltSetting(s, { samples, killSamples, log: (l) => console.log(l) }, s.store === "postgres" ? await freshDatabase(i) : undefined));
+    const r = await runFeltSetting(s, { samples, killSamples, log: (l) => console.log(l) }, s.store === "postgres" ? await freshDatabase(i) : undefined);
+    results.push(r);
+    // Each setting's rows as soon as it is done: a long run stopped halfway keeps what it measured.
+    console.log(`${header}\n${rows(r).join("\n")}`);
+    if (json) writeFileSync(json, JSON.stringify({ commit, load, samples, killSamples, results }, null, 2));
   }
 } finally {
   await server?.stop();
 }
 
-const ms = (x: number) => (Number.isNaN(x) ? "–" : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
-console.log(`\n| setting | figure | n | p50 | p99 | missed |\n| --- | --- | --- | --- | --- | --- |`);
-for (const r of results)
-  for (const f of r.figures)
-    console.log(`| ${label(r.settings)}${r.settings.mode === "polling" ? ` (poll ${r.settings.pollMs} ms)` : ""} | ${f.name} | ${f.samples.length} | ${ms(f.p50)} | ${ms(f.p99)} | ${f.missed} |`);
+console.log(`\n${header}`);
+for (const r of results) console.log(rows(r).join("\n"));
 console.log(
   `\nsettings: ${JSON.stringify(base)}; ${Math.round((Date.now() - t0) / 1000)} s in all; load average after: ${execFileSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).trim().split(" ").slice(0, 3).join(" ")}`,
 );
-const json = arg("--json");
-if (json) writeFileSync(json, JSON.stringify({ commit, load, samples, killSamples, results }, null, 2));
