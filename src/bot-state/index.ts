@@ -1,4 +1,5 @@
 export type {
+  ChangeListener,
   ApplyResult,
   BotState,
   CommandClaims,
@@ -29,3 +30,4 @@ export { advanceWatermark } from "./advance-watermark.ts";
 export { isProtocolBody } from "./is-protocol-body.ts";
 export { rebuildIssue } from "./rebuild-issue.ts";
 export { parseSealedState } from "./sealed-state.ts";
+export { ChangesUnheardError } from "./changes-unheard-error.ts";

@@ -223,6 +223,11 @@ export interface ProjectionStore extends BotState {
 /** Where a replica is in an issue's change feed (opaque). */
 export type FeedCursor = string;
 
+/** A LISTEN for other replicas' changes (ReplicaStore.listenChanges); close() ends it. */
+export interface ChangeListener {
+  close(): Promise<void>;
+}
+
 /** One Forgejo write begun under a lease (see ReplicaStore.fencedWrite). */
 export interface WriteLogRow {
   name: string;
@@ -247,6 +252,12 @@ export interface ReplicaStore {
   feedCursor(): Promise<FeedCursor>;
   /** What changed on an issue since `cursor` (null: everything), as projection events, and the cursor to pass next time. */
   readChanges(issue: IssueKey, cursor: FeedCursor | null): Promise<{ events: CommentEvent[]; cursor: FeedCursor }>;
+  /**
+   * Call `onChange(issue)` when any replica commits a change to an issue's comments, so a follower
+   * reads the feed at once instead of at its next poll. Rejects when notifications cannot be heard
+   * (ChangesUnheardError behind a transaction-pooling proxy); `onLost` when the listening connection drops later.
+   */
+  listenChanges(onChange: (issue: IssueKey) => void, onLost: (e: Error) => void): Promise<ChangeListener>;
   /** Note that a replica is alive; returns how many were seen within `withinMs` (itself included). */
   heartbeat(replicaId: string, withinMs: number): Promise<number>;
   /** A replica stopping cleanly: it no longer counts among the live. */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { FeedCursor, ReplicaStore } from "../bot-state/index.ts";
-import { StaleLeaseError } from "../bot-state/index.ts";
+import type { ChangeListener, FeedCursor, ReplicaStore } from "../bot-state/index.ts";
+import { ChangesUnheardError, StaleLeaseError } from "../bot-state/index.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
 import type { IssueLease } from "./issue-lease.ts";
 import type { SessionTracker } from "./session-tracker.ts";
@@ -16,8 +16,11 @@ export interface ReplicaCoordinatorOptions {
 /**
  * One replica's part in a scaled-out bot (docs/scale-out.md), beside the
  * trackers' own store-first writes and IssueLease:
- * - the change feed: every feedIntervalMs, fold into each tracker what the
- *   other replicas stored, so every replica serves /api/* from the shared state;
+ * - the change feed: fold into each tracker what the other replicas stored, so
+ *   every replica serves /api/* from the shared state; woken by the store's
+ *   change notifications (PostgreSQL LISTEN/NOTIFY) the moment another replica
+ *   commits, and every feedIntervalMs besides, the fallback when a notification
+ *   is lost or cannot be heard (a transaction-pooling proxy);
  * - lease spreading: a replica takes free leases only up to its share of the
  *   issues over the live replicas (heartbeats), and gives one back per round
  *   when it holds more, so issues spread over replicas;
@@ -30,6 +33,12 @@ export class ReplicaCoordinator {
   private timers: NodeJS.Timeout[] = [];
   private liveReplicas = 1;
   private stopped = false;
+  /** The LISTEN for other replicas' changes, while it stands. */
+  private listener: ChangeListener | null = null;
+  /** "unheard": notifications do not come back on this database URL (a transaction-pooling proxy): the poll alone, for good. */
+  private listening: "no" | "trying" | "yes" | "unheard" = "no";
+  /** Trackers with a feed read queued behind the one under way (a burst of notifications costs one read). */
+  private readonly queued = new Set<SessionTracker>();
 
   constructor(
     readonly store: ReplicaStore,
@@ -113,8 +122,83 @@ export class ReplicaCoordinator {
     return run;
   }
 
+  /** Whether this replica is woken by change notifications now (else it polls the feed only). */
+  get wokenByNotify(): boolean {
+    return this.listening === "yes";
+  }
+
+  /** The LISTEN attempt under way, if any (start-up, a heartbeat after a drop). */
+  private attempt: Promise<void> = Promise.resolve();
+
+  /** Once the LISTEN attempt under way has settled: whether notifications wake this replica. */
+  async listeningSettled(): Promise<boolean> {
+    await this.attempt;
+    return this.wokenByNotify;
+  }
+
+  /**
+   * Another replica committed a change to this issue: read its feed now. A read queued behind the one
+   * under way already covers whatever commits before it starts, so a burst costs at most two reads.
+   */
+  private wake(issue: string): void {
+    for (const t of this.trackers()) {
+      if (t.storeKey !== issue || this.queued.has(t)) continue;
+      this.queued.add(t);
+      const prev = this.following.get(t) ?? Promise.resolve();
+      void prev
+        .then(() => {
+          this.queued.delete(t);
+          return this.stopped ? undefined : this.followOne(t);
+        })
+        .catch((e: unknown) => this.o.logger.warn({ err: e, issue }, "reading the shared store after a change notification failed; the feed poll tries again"));
+    }
+  }
+
+  /**
+   * LISTEN for other replicas' changes; on failure the feed poll goes on alone and the heartbeat
+   * round tries again (except where notifications are never heard: said once, then the poll only).
+   * Once listening, one feed round folds whatever committed while no one listened.
+   */
+  private listen(): void {
+    if (this.stopped || this.listening !== "no") return;
+    this.listening = "trying";
+    this.attempt = this.subscribe();
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      const l = await this.store.listenChanges(
+        (issue) => this.wake(issue),
+        (e) => {
+          this.listener = null;
+          if (this.stopped) return;
+          this.listening = "no";
+          this.o.logger.warn({ err: e }, "lost the PostgreSQL LISTEN connection: followers fall back to the feed poll until it is back");
+        },
+      );
+      if (this.stopped) return void (await l.close());
+      this.listener = l;
+      this.listening = "yes";
+      this.o.logger.info("woken by PostgreSQL notifications: other replicas' changes are folded as they commit");
+    } catch (e) {
+      if (e instanceof ChangesUnheardError) {
+        this.listening = "unheard";
+        this.o.logger.warn(
+          { err: e, feedIntervalMs: this.o.feedIntervalMs },
+          "PostgreSQL notifications do not arrive on this database URL (a transaction-pooling proxy such as pgbouncer in transaction mode?): followers fold other replicas' changes only every CHECKPOST_FEED_INTERVAL_MS; point CHECKPOST_DATABASE_URL at PostgreSQL or a session-pooling proxy to fold them at once",
+        );
+        return;
+      }
+      if (this.listening === "trying") this.listening = "no";
+      this.o.logger.warn({ err: e }, "could not LISTEN for changes; the feed poll goes on and the next heartbeat tries again");
+      return;
+    }
+    await this.followFeed().catch((e: unknown) => this.o.logger.warn({ err: e }, "following the shared store failed; will try again"));
+  }
+
   /** Heartbeat, count live replicas, give back one lease above the share. */
   async balance(): Promise<void> {
+    this.listen();
     this.liveReplicas = await this.store.heartbeat(this.o.replicaId, this.o.leaseTtlMs);
     // Issues led elsewhere: a rollover there is seen here only through the store (when polling, nothing else tells).
     for (const t of this.trackers()) {
@@ -145,6 +229,7 @@ export class ReplicaCoordinator {
       h.unref();
       this.timers.push(h);
     };
+    this.listen();
     loop(this.o.feedIntervalMs, "following the shared store", () => this.followFeed());
     loop(Math.max(100, Math.floor(this.o.leaseTtlMs / 3)), "replica heartbeat", () => this.balance());
   }
@@ -153,6 +238,8 @@ export class ReplicaCoordinator {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timers.forEach(clearInterval);
+    await this.listener?.close();
+    this.listener = null;
     await this.store.forgetReplica(this.o.replicaId).catch((e: unknown) => this.o.logger.warn({ err: e }, "could not leave the live replicas; the heartbeat runs out by itself"));
   }
 }

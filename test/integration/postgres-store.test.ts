@@ -51,16 +51,21 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     expect(list.every((e) => e.type === "upsert" && counts.get(e.comment.id) === 1)).toBe(true);
   });
 
-  it("a webhook's new comment is stored in 5 statements (BEGIN, delivery, comment, watermark, COMMIT); an edit adds its row lock and update", async () => {
+  it("a webhook's new comment is stored in one statement (delivery, comment, watermark); an edit takes the transaction with its row lock", async () => {
     const K5 = "acme/ingest#1";
     const spy = vi.spyOn(pg.Client.prototype, "query");
     try {
       expect((await a.applyDelivery(K5, "i-1", [up(7000, "[CHECKPOINT] new")])).changed).toHaveLength(1);
-      expect(spy).toHaveBeenCalledTimes(5);
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(await b.watermark(K5)).toEqual({ updatedAtSecond: Date.parse("2026-11-29T10:00:00Z") / 1000, idsInSecond: [7000] });
       spy.mockClear();
+      // Redelivered: the one statement inserts nothing, the transaction finds the delivery id.
+      expect(await a.applyDelivery(K5, "i-1", [up(7000, "[CHECKPOINT] new")])).toEqual({ duplicate: true, changed: [] });
+      spy.mockClear();
+      // An edit: the one statement finds the row (nothing written), then BEGIN, delivery, insert, lock, update, watermark, COMMIT.
       const edit = up(7000, "[CHECKPOINT] edited", "2026-11-29T10:00:07Z");
       expect((await a.applyDelivery(K5, "i-2", [edit])).changed).toEqual([edit]);
-      expect(spy).toHaveBeenCalledTimes(7);
+      expect(spy).toHaveBeenCalledTimes(8);
       spy.mockClear();
       // Same second, another id: the ids of that second grow; an older second leaves the watermark alone.
       await a.applyDelivery(K5, "i-3", [up(7001, "x", "2026-11-29T10:00:07Z")]);
@@ -171,6 +176,43 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
   it("heartbeat counts live replicas", async () => {
     await a.heartbeat("hb-a", 60_000);
     expect(await b.heartbeat("hb-b", 60_000)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a replica listening hears each commit that changed an issue's comments, once per transaction, and nothing for a duplicate", async () => {
+    const KN = "acme/notify#1";
+    const heard: string[] = [];
+    let next: (() => void) | null = null;
+    const l = await a.listenChanges(
+      (issue) => {
+        heard.push(issue);
+        next?.();
+      },
+      () => {},
+    );
+    try {
+      const arrival = () => new Promise<void>((r) => (next = r));
+      let got = arrival();
+      // A bulk read of 30 comments (multi-row INSERTs) then an edit, each from the other replica.
+      await b.applyDelivery(
+        KN,
+        null,
+        Array.from({ length: 30 }, (_, i) => up(9000 + i, `n${i}`)),
+      );
+      await got;
+      got = arrival();
+      await b.applyDelivery(KN, "n-edit", [up(9000, "n0 edited", "2026-11-29T10:00:09Z")]);
+      await got;
+      // A duplicate delivery and an older copy of the same body change no row: no notification. The probe below
+      // goes through the same channel after them, so if either had notified it would be heard first.
+      await b.applyDelivery(KN, "n-edit", [up(9000, "n0 edited", "2026-11-29T10:00:09Z")]);
+      await b.applyDelivery(KN, "n-old", [up(9001, "n1", "2026-11-29T09:00:00Z")]);
+      got = arrival();
+      await b.applyDelivery("acme/notify#2", "n-other", [up(9100, "other issue")]);
+      await got;
+      expect(heard).toEqual([KN, KN, "acme/notify#2"]);
+    } finally {
+      await l.close();
+    }
   });
 
   it("an unreachable server is StoreUnavailableError naming the variable to check", async () => {

@@ -137,4 +137,25 @@ CREATE TABLE checkpost_commands (
 );
 `,
   },
+  {
+    version: 4,
+    name: "change notifications",
+    sql: `
+-- Wake followers the moment a comment row changes (LISTEN checkpost_comments), instead of at their
+-- next feed poll. One notification per issue and statement, sent at commit; identical ones in a
+-- transaction are folded into one by PostgreSQL. The payload is the issue key: the follower then
+-- reads the feed as it would on a poll, so a lost notification only delays, never loses, a change.
+CREATE FUNCTION checkpost_notify_comments() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('checkpost_comments', k) FROM (SELECT DISTINCT issue_key AS k FROM changed) AS t;
+  RETURN NULL;
+END
+$$;
+-- Transition tables allow one event per trigger: one for INSERT, one for UPDATE.
+CREATE TRIGGER checkpost_comments_notify_insert AFTER INSERT ON checkpost_comments
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION checkpost_notify_comments();
+CREATE TRIGGER checkpost_comments_notify_update AFTER UPDATE ON checkpost_comments
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION checkpost_notify_comments();
+`,
+  },
 ];

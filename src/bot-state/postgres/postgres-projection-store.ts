@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Logger } from "pino";
 import { systemMs } from "../../clock.ts";
@@ -8,6 +9,7 @@ import { advanceWatermarkAll } from "../advance-watermark-all.ts";
 import { foldStoredComment } from "../fold-stored-comment.ts";
 import type {
   ApplyResult,
+  ChangeListener,
   CommentQuery,
   Fence,
   FeedCursor,
@@ -22,6 +24,7 @@ import type {
   WriteLogRow,
 } from "../index.ts";
 import { migrate } from "./migrate.ts";
+import { ChangesUnheardError } from "../changes-unheard-error.ts";
 import { StoreUnavailableError } from "./store-unavailable-error.ts";
 
 export interface PostgresStoreOptions extends ProjectionStoreOptions {
@@ -52,11 +55,26 @@ interface FeedRow extends CommentRow {
   xid: string;
 }
 
+/** Migration 4's trigger notifies this channel with the issue key of every comment change. */
+const CHANGES_CHANNEL = "checkpost_comments";
 const COLS = "comment_id, author, created_at, updated_at, updated_ms, hash, multi, body, html_url, deleted";
 const PAGE = 2_000;
 /** Rows a multi-row INSERT carries (10 parameters each, far below PostgreSQL's 65,535). */
 const BULK_INSERT_ROWS = 500;
 const DELIVERY_DEADLINE_MS = 6_000;
+/**
+ * Merge a batch's watermark ($2 second, $3 ids) into the stored one: an older second changes nothing, the
+ * same second adds its ids, a newer one replaces them (advanceWatermark's fold, in SQL).
+ */
+const WATERMARK_UPSERT = `INSERT INTO checkpost_watermarks AS w (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3::bigint[])
+       ON CONFLICT (issue_key) DO UPDATE SET
+         updated_at_second = excluded.updated_at_second,
+         ids_in_second = CASE WHEN w.updated_at_second = excluded.updated_at_second
+           THEN ARRAY(SELECT DISTINCT x FROM unnest(w.ids_in_second || excluded.ids_in_second) AS x ORDER BY x)
+           ELSE excluded.ids_in_second END
+       WHERE w.updated_at_second < excluded.updated_at_second
+          OR (w.updated_at_second = excluded.updated_at_second AND NOT (w.ids_in_second @> excluded.ids_in_second))`;
+
 /** Placeholder time of the earlier version replayed for an edited comment (see feedEvents). */
 const EPOCH = "1970-01-01T00:00:00Z";
 
@@ -111,6 +129,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
     private readonly pool: pg.Pool,
     private readonly log: PostgresStoreOptions["logger"],
     private readonly clock: (() => number) | undefined,
+    /** A connection of its own, outside the pool (LISTEN must stay on one session). */
+    private readonly ownClient: () => pg.Client,
   ) {}
 
   /** Connect and bring the schema up to date (see migrate). */
@@ -139,7 +159,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       await pool.end().catch(() => undefined);
       throw new StoreUnavailableError(`cannot open the PostgreSQL store (check CHECKPOST_DATABASE_URL and that the server is up): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    return new PostgresProjectionStore(pool, o.logger, o.now);
+    const clientConfig = { connectionString: o.url, application_name: `${o.applicationName ?? "checkpost"} listen`, connectionTimeoutMillis: 5_000 };
+    return new PostgresProjectionStore(pool, o.logger, o.now, () => new pg.Client(clientConfig));
   }
 
   /** The store's clock as a query parameter: null means PostgreSQL's own. */
@@ -183,6 +204,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
   }
 
   private async applyDeliveryNow(issue: IssueKey, deliveryId: string | null, events: readonly CommentEvent[]): Promise<ApplyResult> {
+    const only = events.length === 1 ? events[0] : undefined;
+    if (deliveryId !== null && only?.type === "upsert" && (await this.insertNewComment(issue, deliveryId, only))) return { duplicate: false, changed: [only] };
     return this.tx(async (c) => {
       if (deliveryId !== null) {
         const r = await c.query("INSERT INTO checkpost_deliveries (delivery_id, received_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING", [deliveryId, (this.clock ?? systemMs)()]);
@@ -196,6 +219,36 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       await this.advanceWatermark(c, issue, events);
       return { duplicate: false, changed: events.filter((e) => changedIds.has(e)) };
     });
+  }
+
+  /**
+   * A webhook's new comment, the usual delivery, in one statement and so one round trip (issue 32: it was
+   * five, BEGIN, delivery, comment, watermark, COMMIT): the comment row is inserted unless the delivery id
+   * was seen or the row exists, and only then are the delivery id and the watermark written, all in the
+   * statement's own transaction. False when it inserted nothing (a redelivery, an edit, another replica's
+   * row, a race on the same delivery): nothing was written, and the caller takes the general path.
+   */
+  private async insertNewComment(issue: IssueKey, deliveryId: string, e: CommentEvent & { type: "upsert" }): Promise<boolean> {
+    const row = foldStoredComment(undefined, e);
+    const w = advanceWatermarkAll(null, [{ id: e.comment.id, updatedAt: e.comment.updatedAt }]);
+    if (!row || !w) return false;
+    const r = await this.guard(() =>
+      this.pool.query<{ inserted: number }>(
+        `WITH c AS (
+           INSERT INTO checkpost_comments (issue_key, ${WRITE_COLS})
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+           WHERE NOT EXISTS (SELECT 1 FROM checkpost_deliveries WHERE delivery_id = $12)
+           ON CONFLICT DO NOTHING RETURNING comment_id
+         ), d AS (
+           INSERT INTO checkpost_deliveries (delivery_id, received_ms) SELECT $12, $13 FROM c ON CONFLICT DO NOTHING
+         ), wm AS (
+           ${WATERMARK_UPSERT.replace("VALUES ($1, $2, $3::bigint[])", "SELECT $1, $14, $15::bigint[] FROM c")}
+         )
+         SELECT count(*)::int AS inserted FROM c`,
+        [issue, ...rowValues(row), deliveryId, this.clock?.() ?? Date.now(), w.updatedAtSecond, w.idsInSecond],
+      ),
+    );
+    return (r.rows[0]?.inserted ?? 0) > 0;
   }
 
   /**
@@ -291,17 +344,7 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       events.flatMap((e) => (e.type === "upsert" ? [{ id: e.comment.id, updatedAt: e.comment.updatedAt }] : [])),
     );
     if (!w) return;
-    await c.query(
-      `INSERT INTO checkpost_watermarks AS w (issue_key, updated_at_second, ids_in_second) VALUES ($1, $2, $3::bigint[])
-       ON CONFLICT (issue_key) DO UPDATE SET
-         updated_at_second = excluded.updated_at_second,
-         ids_in_second = CASE WHEN w.updated_at_second = excluded.updated_at_second
-           THEN ARRAY(SELECT DISTINCT x FROM unnest(w.ids_in_second || excluded.ids_in_second) AS x ORDER BY x)
-           ELSE excluded.ids_in_second END
-       WHERE w.updated_at_second < excluded.updated_at_second
-          OR (w.updated_at_second = excluded.updated_at_second AND NOT (w.ids_in_second @> excluded.ids_in_second))`,
-      [issue, w.updatedAtSecond, w.idsInSecond],
-    );
+    await c.query(WATERMARK_UPSERT, [issue, w.updatedAtSecond, w.idsInSecond]);
   }
 
   async comments(issue: IssueKey, q: CommentQuery = {}): Promise<StoredComment[]> {
@@ -382,6 +425,54 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       }
       return { events, cursor: xmin };
     });
+  }
+
+  /**
+   * Call `onChange(issue)` whenever a transaction that changed an issue's comment rows commits, on any
+   * replica (migration 4's trigger NOTIFYs the issue key on CHANGES_CHANNEL). One connection of its
+   * own holds the LISTEN. Before resolving, a probe NOTIFY sent through the pool must come back on it
+   * within `probeMs`: behind a transaction-pooling proxy (pgbouncer `pool_mode = transaction`) the
+   * LISTEN lands on a server connection the proxy hands to others, nothing ever arrives, and this
+   * rejects with ChangesUnheardError so the caller knows it is left with its poll. `onLost` is called
+   * once if the connection drops later (the caller polls meanwhile and may listen again).
+   */
+  async listenChanges(onChange: (issue: IssueKey) => void, onLost: (e: Error) => void, probeMs = 2_000): Promise<ChangeListener> {
+    const c = this.ownClient();
+    const probe = `probe ${randomUUID()}`;
+    let heard!: () => void;
+    const probed = new Promise<void>((r) => (heard = r));
+    let closing = false;
+    let lost = false;
+    const drop = (e: Error) => {
+      if (closing || lost) return;
+      lost = true;
+      onLost(e);
+    };
+    c.on("notification", (m) => {
+      if (m.channel !== CHANGES_CHANNEL || m.payload === undefined) return;
+      if (m.payload === probe) heard();
+      else if (!m.payload.startsWith("probe ")) onChange(m.payload);
+    });
+    c.on("error", drop);
+    c.on("end", () => drop(new Error("the LISTEN connection closed")));
+    const close = async () => {
+      closing = true;
+      await c.end().catch(() => undefined);
+    };
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANGES_CHANNEL}`);
+      await this.pool.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, probe]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), probeMs)));
+      const got = await Promise.race([probed.then(() => "heard" as const), late]).finally(() => clearTimeout(timer));
+      if (got === "late") throw new ChangesUnheardError(`a NOTIFY sent through the pool did not come back on the LISTEN connection within ${probeMs} ms`);
+    } catch (e) {
+      await close();
+      if (e instanceof ChangesUnheardError) throw e;
+      throw new StoreUnavailableError(`PostgreSQL store: cannot LISTEN for changes: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    return { close };
   }
 
   /** Times each comment's row changed, by id (the chaos test checks none changed more than its versions). */

@@ -4,6 +4,7 @@ import { ReplicaCoordinator } from "../../../src/bot/replica-coordinator.ts";
 import type { BotMetrics } from "../../../src/bot/bot-metrics.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
 import type { PostgresProjectionStore } from "../../../src/bot-state/postgres/postgres-projection-store.ts";
+import { ChangesUnheardError } from "../../../src/bot-state/index.ts";
 
 /** Just what the coordinator reads of a tracker: whether this replica leads it, and its successor. */
 const tracker = (leads: boolean, successor?: number) => ({ successor, o: { lease: { current: () => (leads ? { token: 1 } : null) } } }) as unknown as SessionTracker;
@@ -75,5 +76,110 @@ describe("ReplicaCoordinator: a follower learns of a rollover from the store", (
     asked.length = 0;
     await c.balance();
     expect(asked).toEqual([]); // #1's successor is watched: not asked again; #2 is led here
+  });
+});
+
+describe("ReplicaCoordinator: woken by change notifications", () => {
+  const follower = (folded: number[]) =>
+    ({
+      storeKey: "o/r#1",
+      successor: undefined,
+      followRollover: async () => {},
+      fold: (events: { id: number }[]) => void folded.push(...events.map((e) => e.id)),
+      o: { lease: { current: () => null } },
+    }) as unknown as SessionTracker;
+  const metrics = { leasesHeld: { set: () => {} }, leaseChanges: { inc: () => {} } } as unknown as BotMetrics;
+
+  it("reads the feed when another replica's change is notified, a burst costing at most two reads", async () => {
+    const stored: { id: number }[] = [];
+    let reads = 0;
+    let notify: (issue: string) => void = () => {};
+    const waiters: { n: number; done: () => void }[] = [];
+    /** Resolves once `n` feed reads have finished in all. */
+    const readsDone = (n: number) => new Promise<void>((done) => (reads >= n ? done() : waiters.push({ n, done })));
+    const store = {
+      heartbeat: async () => 2,
+      forgetReplica: async () => {},
+      feedCursor: async () => 0,
+      listenChanges: async (onChange: (issue: string) => void) => {
+        notify = onChange;
+        return { close: async () => {} };
+      },
+      readChanges: async (_key: string, cursor: number) => {
+        await new Promise((r) => setImmediate(r));
+        const events = stored.filter((e) => e.id > cursor);
+        reads++;
+        for (const w of waiters) if (reads >= w.n) w.done();
+        return { events, cursor: Math.max(cursor, ...stored.map((e) => e.id)) };
+      },
+    } as unknown as PostgresProjectionStore;
+    const folded: number[] = [];
+    const t = follower(folded);
+    // A feed poll a minute apart: only a notification can bring the change in this test.
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 600_000, logger: pino({ level: "silent" }), metrics });
+    c.attach(() => [t]);
+    await c.beforeStart(t);
+    await c.balance(); // the heartbeat round LISTENs, then folds one round of what it missed
+    await readsDone(1);
+    expect(c.wokenByNotify).toBe(true);
+    stored.push({ id: 1 }, { id: 2 });
+    for (let i = 0; i < 10; i++) notify("o/r#1");
+    notify("o/r#99"); // another issue: not watched here, nothing to read
+    await readsDone(2);
+    await new Promise((r) => setImmediate(r));
+    await c.stop();
+    expect(reads).toBe(2); // the first round, then one read for the whole burst
+    expect(folded).toEqual([1, 2]);
+  });
+
+  it("where notifications are never heard (a transaction-pooling proxy), says so once and keeps polling", async () => {
+    let tries = 0;
+    const store = {
+      heartbeat: async () => 1,
+      listenChanges: async () => {
+        tries++;
+        throw new ChangesUnheardError("a probe NOTIFY did not come back");
+      },
+    } as unknown as PostgresProjectionStore;
+    const warnings: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 600_000, logger, metrics });
+    c.attach(() => []);
+    await c.balance();
+    await new Promise((r) => setImmediate(r));
+    await c.balance();
+    await new Promise((r) => setImmediate(r));
+    expect(tries).toBe(1);
+    expect(c.wokenByNotify).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/transaction-pooling proxy.*CHECKPOST_FEED_INTERVAL_MS/);
+  });
+
+  it("a dropped LISTEN connection is taken up again at the next heartbeat", async () => {
+    let tries = 0;
+    let lose: (e: Error) => void = () => {};
+    const store = {
+      heartbeat: async () => 1,
+      forgetReplica: async () => {},
+      feedCursor: async () => 0,
+      readChanges: async () => ({ events: [], cursor: 0 }),
+      listenChanges: async (_on: unknown, onLost: (e: Error) => void) => {
+        tries++;
+        lose = onLost;
+        return { close: async () => {} };
+      },
+    } as unknown as PostgresProjectionStore;
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 600_000, logger: pino({ level: "silent" }), metrics });
+    c.attach(() => []);
+    await c.balance();
+    await new Promise((r) => setImmediate(r));
+    expect(c.wokenByNotify).toBe(true);
+    lose(new Error("connection reset"));
+    expect(c.wokenByNotify).toBe(false);
+    await c.balance();
+    await new Promise((r) => setImmediate(r));
+    expect(tries).toBe(2);
+    expect(c.wokenByNotify).toBe(true);
+    await c.stop();
   });
 });
