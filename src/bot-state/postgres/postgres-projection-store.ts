@@ -245,7 +245,7 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
            ${WATERMARK_UPSERT.replace("VALUES ($1, $2, $3::bigint[])", "SELECT $1, $14, $15::bigint[] FROM c")}
          )
          SELECT count(*)::int AS inserted FROM c`,
-        [issue, ...rowValues(row), deliveryId, this.clock?.() ?? Date.now(), w.updatedAtSecond, w.idsInSecond],
+        [issue, ...rowValues(row), deliveryId, (this.clock ?? systemMs)(), w.updatedAtSecond, w.idsInSecond],
       ),
     );
     return (r.rows[0]?.inserted ?? 0) > 0;
