@@ -93,6 +93,14 @@ CREATE TABLE IF NOT EXISTS attachments (
   created_unix INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS attachments_issue ON attachments (issue_id, id);
+-- An issue's number comes from a per-repository counter that only goes up, so a deleted issue's number is
+-- never given again (Forgejo v13.0.5 models/issues/issue_update.go:433 takes db.GetNextResourceIndex,
+-- models/db/index.go:98, from the issue_index table; only deleting the repository resets it,
+-- services/repository/delete.go:213).
+CREATE TABLE IF NOT EXISTS issue_index (
+  repo_id INTEGER PRIMARY KEY,
+  max_index INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS cross_refs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   ref_issue_id INTEGER NOT NULL,

@@ -249,7 +249,14 @@ export class ForgeStore {
 
   // issues
   createIssue(i: { repoId: number; posterId: number; title: string; body: string; isPull: boolean; isClosed: boolean; isLocked: boolean }, now: number): IssueRow {
-    const next = this.one<{ n: number }>("SELECT COALESCE(MAX(idx), 0) + 1 AS n FROM issues WHERE repo_id = ?", i.repoId)!.n;
+    // Never MAX(idx) + 1: that would give a deleted last issue's number again (see issue_index in store-schema.ts).
+    // A store from before the counter starts it at the highest number still there.
+    const next = this.one<{ n: number }>(
+      `INSERT INTO issue_index (repo_id, max_index) VALUES (?, (SELECT COALESCE(MAX(idx), 0) FROM issues WHERE repo_id = ?) + 1)
+       ON CONFLICT (repo_id) DO UPDATE SET max_index = max_index + 1 RETURNING max_index AS n`,
+      i.repoId,
+      i.repoId,
+    )!.n;
     const r = this.run(
       `INSERT INTO issues (repo_id, idx, poster_id, title, body, is_closed, is_pull, is_locked, created_unix, updated_unix, closed_unix)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

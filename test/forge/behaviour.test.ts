@@ -220,3 +220,16 @@ describe("web view", () => {
     expect((await fetch(`${s.forge.url}/alice/secret/issues/1`)).status).toBe(404);
   });
 });
+
+describe("issue numbers", () => {
+  it("are never given again after a delete, even the last one's (Forgejo's issue_index counter)", async () => {
+    s = await seededForge();
+    const create = async (title: string) => asRecord((await api(s!.forge, "POST", "/repos/alice/widgets/issues", { token: s!.alice, body: { title } })).json).number;
+    expect(await create("one")).toBe(1);
+    expect(await create("two")).toBe(2);
+    expect((await api(s.forge, "DELETE", "/repos/alice/widgets/issues/2", { token: s.alice })).status).toBe(204);
+    // MAX(number) + 1 would be 2 again: a reader that remembered #2 would then read a stranger's issue.
+    expect(await create("three")).toBe(3);
+    expect((await api(s.forge, "GET", "/repos/alice/widgets/issues/2", { token: s.alice })).status).toBe(404);
+  });
+});
