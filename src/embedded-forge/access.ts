@@ -50,6 +50,13 @@ export function authenticate(forge: ForgeContext, creds: Credentials | undefined
   throw apiError(forge.baseUrl, 401, `user's password is invalid [uid: ${named.id}, name: ${named.login}]`);
 }
 
+/** Who a request is from, for the forge's stats only (never an access decision): a login, "anonymous" or "invalid". */
+export function requesterOf(forge: ForgeContext, creds: Credentials | undefined): string {
+  if (creds === undefined) return "anonymous";
+  const secret = creds.kind === "token" ? creds.token : creds.password === "" || creds.password === "x-oauth-basic" ? creds.user : creds.password;
+  return forge.store.userByTokenHash(hashToken(secret))?.login ?? "invalid";
+}
+
 /** reqToken(): 401 "token is required" for anonymous requests. */
 export function requireToken(ctx: RequestContext): UserRow {
   if (!ctx.doer) throw apiError(ctx.forge.baseUrl, 401, "token is required");

@@ -7,6 +7,7 @@ import { emptyFaultCounts, type FaultController } from "./faults.ts";
 import { normalizeColor } from "./routes/labels.ts";
 import type { AccessMode, CollaboratorMode, DeliveryRecord, FaultOptions, ForgeStats, IssueRow, RepoRow, UserRow } from "./types.ts";
 import type { WebhookDispatcher } from "./webhooks.ts";
+import type { RequestStats } from "./http-io.ts";
 
 export interface AdminUser {
   id: number;
@@ -92,7 +93,7 @@ export interface AdminDeps {
   forge: ForgeContext;
   faults: FaultController;
   webhooks: WebhookDispatcher;
-  stats: { requests: Record<string, number>; totalRequests: number; bytesSent: number };
+  stats: RequestStats;
   setClock(clock: (() => number) | null): void;
 }
 
@@ -222,6 +223,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
     getFaults: () => faults.options,
     stats: () => ({
       requests: { ...d.stats.requests },
+      requestsBy: Object.fromEntries(Object.entries(d.stats.requestsBy).map(([who, routes]) => [who, { ...routes }])),
       totalRequests: d.stats.totalRequests,
       bytesSent: d.stats.bytesSent,
       faults: { ...faults.counts },
@@ -229,6 +231,7 @@ export function createAdmin(d: AdminDeps): ForgeAdmin {
     }),
     resetStats() {
       d.stats.requests = {};
+      d.stats.requestsBy = {};
       d.stats.totalRequests = 0;
       d.stats.bytesSent = 0;
       Object.assign(faults.counts, emptyFaultCounts());

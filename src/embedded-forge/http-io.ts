@@ -9,8 +9,8 @@ import { writeThrottled } from "./throttle.ts";
 import type { ApiResult, ForgeStats } from "./types.ts";
 import type { WebSessions } from "./web-session.ts";
 
-/** Requests counted per route (ATTACHMENT, WEB, a route id) and bytes sent; the admin API reads and resets them. */
-export type RequestStats = Pick<ForgeStats, "requests" | "totalRequests" | "bytesSent">;
+/** Requests counted per route (ATTACHMENT, WEB, a route id), API requests per requester, and bytes sent; the admin API reads and resets them. */
+export type RequestStats = Pick<ForgeStats, "requests" | "requestsBy" | "totalRequests" | "bytesSent">;
 
 /** What one server's request handling holds (made by startForge). */
 export interface ServeDeps {

@@ -1,6 +1,6 @@
 /** The /api/v1 half of startForge: route, injected faults, authentication, body, handler, answer. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authenticate, credentialsFromRequest } from "./access.ts";
+import { authenticate, credentialsFromRequest, requesterOf } from "./access.ts";
 import { ApiFailure, apiError, methodNotAllowed, swaggerUrl, unknownRoute } from "./api-error.ts";
 import type { RequestContext } from "./context.ts";
 import { statusOfFault } from "./faults.ts";
@@ -49,6 +49,10 @@ export async function serveApi(d: ServeDeps, req: IncomingMessage, res: ServerRe
   const routeId = match.spec ? match.spec.id : "UNMATCHED";
   stats.totalRequests++;
   stats.requests[routeId] = (stats.requests[routeId] ?? 0) + 1;
+  const requester = requesterOf(forge, credentialsFromRequest(url, req.headers));
+  const byRoute = stats.requestsBy[requester] ?? {};
+  byRoute[routeId] = (byRoute[routeId] ?? 0) + 1;
+  stats.requestsBy[requester] = byRoute;
 
   const faulty = faults.applies(method, routeId);
   if (faulty && faults.latencyMs() > 0) await sleep(faults.latencyMs());

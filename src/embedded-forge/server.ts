@@ -11,7 +11,7 @@ import type { ForgeContext } from "./context.ts";
 import { FaultController } from "./faults.ts";
 import { goJsonEncode } from "./go-json.ts";
 import { BodyError, badRequest, pathDecodes, readBody, sendResult } from "./http-io.ts";
-import type { ServeDeps } from "./http-io.ts";
+import type { RequestStats, ServeDeps } from "./http-io.ts";
 import { serveApi } from "./serve-api.ts";
 import { serveAttachment, serveWeb } from "./serve-web.ts";
 import { ForgeStore } from "./store-sqlite.ts";
@@ -68,7 +68,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   const store = new ForgeStore(options.dataDir);
   let clock = options.clock ?? Date.now;
   const faults = new FaultController(options.faults, options.seed ?? 1);
-  const stats = { requests: {} as Record<string, number>, totalRequests: 0, bytesSent: 0 };
+  const stats: RequestStats = { requests: {}, requestsBy: {}, totalRequests: 0, bytesSent: 0 };
   const signIns = new SignInLimiter({ ...DEFAULT_SIGN_IN_LIMITS, ...options.signInLimits }, () => clock());
   const webhooks = new WebhookDispatcher(store, logger, options.webhookTimeoutMs ?? 5000);
   const forge: ForgeContext = {

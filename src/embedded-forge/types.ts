@@ -191,6 +191,12 @@ export interface DeliveryRecord {
 
 export interface ForgeStats {
   requests: Record<string, number>;
+  /**
+   * API requests per requester (the token's user login, "anonymous" without credentials, "invalid" for
+   * credentials that name no user), then per route id: a test that measures one client's requests
+   * counts only that client's, never the bot's background work beside it.
+   */
+  requestsBy: Record<string, Record<string, number>>;
   totalRequests: number;
   bytesSent: number;
   faults: Record<FaultKind, number>;

@@ -131,8 +131,9 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
  * The warm path: the index comment's id and a `since` remembered from an earlier read of this
  * issue (the CLI's issue cache) replace the read of the issue. One `since` read returns the index
  * comment (the bot edits it only after reading up to that time, so it is always listed) and the
- * tail; a checkpoint older than the tail is fetched by id: at most 2 requests in 2 round trips,
- * whatever its age, signed or not. The index comment is checked as on the cold path (trusted
+ * tail; a checkpoint older than the tail is fetched by id, with its controls in effect and refused
+ * newer checkpoints older than the tail (one request each, all at once): 2 round trips whatever their
+ * age, signed or not; 2 requests when only the checkpoint is older. The index comment is checked as on the cold path (trusted
  * author, signature with a key, watermark not after its own `updated_at`, the listed tail reaching
  * back to the watermark), and so is everything it points to. null (the caller reads the issue and
  * takes the cold path): the comment is gone, edited by someone else, not an index, the tail has a

@@ -20,6 +20,22 @@ async function statusOrError(url: string, init?: RequestInit): Promise<number | 
   }
 }
 
+describe("request stats", () => {
+  it("count API requests per requester (login, anonymous, invalid) and reset with the rest", async () => {
+    s = await seededForge();
+    const path = `${s.forge.apiUrl}/repos/alice/widgets`;
+    await statusOrError(path, { headers: { Authorization: `token ${s.bob}` } });
+    await statusOrError(path, { headers: { Authorization: `token ${s.bob}` } });
+    await statusOrError(path);
+    expect(await statusOrError(path, { headers: { Authorization: "token no-such-token" } })).toBe(401);
+    const { requests, requestsBy } = s.forge.admin.stats();
+    expect(requestsBy).toEqual({ bob: { "GET /repos/{owner}/{repo}": 2 }, anonymous: { "GET /repos/{owner}/{repo}": 1 }, invalid: { "GET /repos/{owner}/{repo}": 1 } });
+    expect(requests["GET /repos/{owner}/{repo}"]).toBe(4);
+    s.forge.admin.resetStats();
+    expect(s.forge.admin.stats().requestsBy).toEqual({});
+  });
+});
+
 describe("fault knobs", () => {
   it("errorRate answers 500/502/503 and counts them", async () => {
     s = await seededForge({ faults: { errorRate: 1 } });
