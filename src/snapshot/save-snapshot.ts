@@ -188,18 +188,9 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
     const manifestName = `manifest-${randomBytes(16).toString("hex")}.json`;
     await upload(manifestName, Buffer.from(JSON.stringify(manifest), "utf8"));
     // The commit point: from here on this is the snapshot a restore takes.
-    const body = formatSnapshot({
-      agent: o.agent,
-      session: o.session,
-      timestamp: pythonUtcIsoformat(now),
-      epoch,
-      manifestComment: partsComment.id,
-      manifest: manifestName,
-      files: files.length,
-      bytes: manifestBytes(manifest),
-      uploaded,
-      sealed: st.key?.id ?? null,
-    });
+    // What the [SNAPSHOT] record says, beside its header (agent, session, time): kept as this save's answer too.
+    const fields = { epoch, manifestComment: partsComment.id, manifest: manifestName, files: files.length, bytes: manifestBytes(manifest), uploaded, sealed: st.key?.id ?? null };
+    const body = formatSnapshot({ agent: o.agent, session: o.session, timestamp: pythonUtcIsoformat(now), ...fields });
     const posted = await postExactlyOnce(api, repo, hist.head.number, body, `Manifest: ${partsComment.id}/${manifestName}`);
     const mine: SnapshotComment = {
       commentId: posted.id,
@@ -211,13 +202,7 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
         agent: o.agent,
         session: o.session,
         timestamp: null,
-        epoch,
-        manifestComment: partsComment.id,
-        manifest: manifestName,
-        files: files.length,
-        bytes: manifestBytes(manifest),
-        uploaded,
-        sealed: st.key?.id ?? null,
+        ...fields,
       },
       zombie: false,
     };

@@ -12,7 +12,7 @@ import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startForge } from "../../../src/embedded-forge/index.ts";
+import { mulberry32, startForge } from "../../../src/embedded-forge/index.ts";
 import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../../src/session-client/index.ts";
 import { DEFAULT_SNAPSHOT_SETTINGS, parseStateKey, restoreSnapshot, saveSnapshot } from "../../../src/snapshot/index.ts";
@@ -44,18 +44,6 @@ export interface SnapshotTrialFigures {
 export const SNAPSHOT_MUST_BE_ZERO = ["corrupt", "unrestorable"] as const;
 
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
-
-/** A small deterministic PRNG (mulberry32), so a seed replays the same kill points. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function lines(rand: () => number, bytes: number): string {
   let out = "";
@@ -119,7 +107,7 @@ export async function runSnapshotTrials(o: {
   log?: (line: string) => void;
 }): Promise<{ figures: SnapshotTrialFigures; problems: string[]; elapsedMs: number }> {
   const t0 = performance.now();
-  const rand = prng(o.seed);
+  const rand = mulberry32(o.seed); // a seed replays the same kill points
   const chunkBytes = o.chunkBytes ?? 64 * 1024;
   const key = randomBytes(32).toString("hex");
   const forge = await startForge({ port: 0 });
