@@ -15,7 +15,7 @@ import { selectSupersededHealth } from "../src/compaction/select-superseded-heal
 import { createProjection } from "../src/projection/index.ts";
 import type { CommentRecord } from "../src/projection/index.ts";
 import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../src/protocol/index.ts";
-import { carriedBody } from "../src/rollover/carried-body.ts";
+import { carriedBody } from "../src/chain/carried-body.ts";
 import { formatRetentionBot, runRetentionBot } from "./retention-bot.ts";
 import type { RetentionBotOptions, RetentionBotResult } from "./retention-bot.ts";
 import { AGENT_LOGIN, BOT_LOGIN } from "./data.ts";

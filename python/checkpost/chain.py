@@ -1,4 +1,4 @@
-"""The session chain: after a rollover the issue continues in a successor (src/rollover/chain-links.ts,
+"""The session chain: after a rollover the issue continues in a successor (src/chain/chain-links.ts,
 issue-chain.ts). The only module that knows the link markers and the rules for following them.
 
 - Backward: a successor's body opens with `<!-- checkpost:continues #N -->`.

@@ -10,7 +10,7 @@ import type { BotMetrics } from "./bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
 import { CommanderCheck } from "./commander-check.ts";
 import type { ChainRewindTarget } from "./chain-rewind-target.ts";
-import { carriedBody } from "../rollover/carried-body.ts";
+import { carriedBody } from "../chain/carried-body.ts";
 
 export interface ControlDeskOptions {
   api: IssueHost;

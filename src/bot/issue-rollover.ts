@@ -6,10 +6,10 @@ import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "
 import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../bot-state/index.ts";
 import { issueKey } from "../bot-state/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
-import { carriedBody, carriedFrom, carriedRoot } from "../rollover/carried-body.ts";
+import { carriedBody, carriedFrom, carriedRoot } from "../chain/carried-body.ts";
 import { formatControl, parseComment, signControl } from "../protocol/index.ts";
 import type { ControlInput } from "../protocol/index.ts";
-import { continuedInComment, continuesLine } from "../rollover/chain-links.ts";
+import { continuedInComment, continuesLine } from "../chain/chain-links.ts";
 import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
 
 export interface RolloverDeps {

@@ -1,10 +1,10 @@
-import { continuedFrom, continuedIn } from "../rollover/chain-links.ts";
+import { continuedFrom, continuedIn } from "./chain-links.ts";
 
 /**
  * The session chain: a session issue and the issues that continue it after
  * rollover (docs/chain.md). These are the rules every reader applies to the
  * links; pure, no I/O. The links themselves are hidden markers
- * (src/rollover/chain-links.ts): `continues #N` in a successor's body and
+ * (src/chain/chain-links.ts): `continues #N` in a successor's body and
  * `continued-in #M` in a comment the bot leaves on the closed issue.
  */
 

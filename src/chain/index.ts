@@ -2,4 +2,4 @@ export { adoptableSuccessor, hijackReason, followableSuccessor, followablePredec
 export type { ChainIssue, ChainComment } from "./chain-rules.ts";
 export { findOpenHead, MAX_HOPS } from "./open-head.ts";
 export type { OpenHead, ChainReader } from "./open-head.ts";
-export { continuedFrom, continuedIn, continuesLine, continuedInComment } from "../rollover/chain-links.ts";
+export { continuedFrom, continuedIn, continuesLine, continuedInComment } from "./chain-links.ts";

@@ -7,7 +7,7 @@ import type { JsonObject } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { carriedBody } from "../../src/rollover/carried-body.ts";
+import { carriedBody } from "../../src/chain/carried-body.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 

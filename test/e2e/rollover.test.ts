@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat, signCheckpoint } from "../../src/protocol/index.ts";
 import type { JsonObject } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
-import { continuedFrom, continuedIn } from "../../src/rollover/chain-links.ts";
+import { continuedFrom, continuedIn } from "../../src/chain/chain-links.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import { runCli } from "../../src/app/cli.ts";
 import { mkdtempSync } from "node:fs";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { signatureProblem } from "../../src/bot/delivery-receiver.ts";
 import { ArchivesOffError, compactHealth } from "../../src/compaction/compact-health.ts";
 import { HostError, SessionChainError } from "../../src/errors.ts";
-import { continuedInComment, continuesLine } from "../../src/rollover/chain-links.ts";
+import { continuedInComment, continuesLine } from "../../src/chain/chain-links.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, readAllComments, SessionStore, type SessionStoreOptions } from "../../src/session-client/index.ts";
 import { GitHubHost } from "../helpers/github-host/github-host.ts";

@@ -1,6 +1,6 @@
 import { createProjection, entryKey } from "../../projection/index.ts";
 import { parseComment } from "../../protocol/index.ts";
-import { issueChain } from "../../rollover/issue-chain.ts";
+import { issueChain } from "../../chain/issue-chain.ts";
 import { trustedArchiveRecords, judgeArchive } from "../../compaction/archive-record.ts";
 import { ARCHIVE_PREFIX, readArchive } from "../../compaction/compact-health.ts";
 import type { ArchivedComment } from "../../compaction/compact-health.ts";

@@ -3,7 +3,7 @@ import { carryNewest, rollOverIfDue } from "../../../src/bot/issue-rollover.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { formatControl, parseComment } from "../../../src/protocol/index.ts";
-import { carriedBody } from "../../../src/rollover/carried-body.ts";
+import { carriedBody } from "../../../src/chain/carried-body.ts";
 import { cpBody } from "../projection/build-comments.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 

@@ -1,6 +1,6 @@
 import type { HostIssue, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { continuedFrom } from "./chain-links.ts";
-import { followablePredecessor } from "../chain/chain-rules.ts";
+import { followablePredecessor } from "./chain-rules.ts";
 
 /** At most this many issues are followed back (a loop of forged markers cannot run forever). */
 const MAX_CHAIN = 1000;
