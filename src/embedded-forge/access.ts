@@ -1,7 +1,9 @@
 /** Authentication (access tokens) and repository permission checks, after Forgejo's middleware. */
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { apiError, notFound } from "./api-error.ts";
+import { ApiFailure, apiError, notFound } from "./api-error.ts";
+import { verifyPassword } from "./password.ts";
+import type { SignInLimiter } from "./sign-in-limit.ts";
 import type { ForgeContext, RequestContext } from "./context.ts";
 import type { AccessMode, IssueRow, RepoRow, UserRow } from "./types.ts";
 
@@ -31,11 +33,13 @@ export function credentialsFromRequest(url: URL, headers: IncomingHttpHeaders): 
 /**
  * Resolve the doer. A token that does not exist is an incorrect credential: 401 on every API route.
  * (Forgejo's message embeds the token; this server never echoes it.)
- * Basic (services/auth/basic.go): the password is tried as an access token, or the user name when the
- * password is empty or "x-oauth-basic"; otherwise Forgejo signs in with user and password, and a failed
- * sign-in is a 401 from apiAuth. Users here have no password, so every such sign-in fails.
+ * Basic (v13.0.5 services/auth/basic.go:45-150): the password is tried as an access token, or the user
+ * name when the password is empty or "x-oauth-basic"; otherwise Forgejo signs in with user and password
+ * (UserSignIn, :128) and the API runs as that user (no user here has TOTP enrolled, so :147's check passes).
+ * A failed sign-in is a 401 from apiAuth. Forgejo puts no limit on these; here each password attempt takes
+ * a slot of the web sign-in's limiter (429 past it), so the API is no side door around that limit.
  */
-export function authenticate(forge: ForgeContext, creds: Credentials | undefined): UserRow | null {
+export async function authenticate(forge: ForgeContext, creds: Credentials | undefined, signIn?: { limiter: SignInLimiter; ip: string }): Promise<UserRow | null> {
   if (creds === undefined) return null;
   if (creds.kind === "token") {
     const user = forge.store.userByTokenHash(hashToken(creds.token));
@@ -45,7 +49,18 @@ export function authenticate(forge: ForgeContext, creds: Credentials | undefined
   const usernameIsToken = creds.password === "" || creds.password === "x-oauth-basic";
   const byToken = forge.store.userByTokenHash(hashToken(usernameIsToken ? creds.user : creds.password));
   if (byToken) return byToken;
+  const slot = signIn?.limiter.take(signIn.ip, creds.user);
+  if (slot && !slot.ok) {
+    const failure = apiError(forge.baseUrl, 429, `too many sign-in attempts: try again in ${slot.retryAfterSec} s`);
+    throw new ApiFailure({ ...failure.result, headers: { "Retry-After": String(slot.retryAfterSec) } });
+  }
   const named = forge.store.userByLogin(creds.user);
+  // Always one scrypt, against a dummy hash for an unknown user: the answer's timing names no login.
+  const right = !usernameIsToken && (await verifyPassword(creds.password, named ? forge.store.passwordHash(named.id) : undefined));
+  if (named && right) {
+    if (slot?.ok) slot.release(); // a right password does not count against the limit
+    return named;
+  }
   if (!named) throw apiError(forge.baseUrl, 401, `user does not exist [uid: 0, name: ${creds.user}]`);
   throw apiError(forge.baseUrl, 401, `user's password is invalid [uid: ${named.id}, name: ${named.login}]`);
 }

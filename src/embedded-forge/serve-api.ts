@@ -73,7 +73,7 @@ export async function serveApi(d: ServeDeps, req: IncomingMessage, res: ServerRe
   try {
     // Authentication is router middleware (m.Use(shared.Middlewares()), routers/api/v1/api.go:834), so it
     // runs before routing: a bad token is a 401 even on a path no route matches.
-    const doer = authenticate(forge, credentialsFromRequest(url, req.headers));
+    const doer = await authenticate(forge, credentialsFromRequest(url, req.headers), { limiter: d.signIns, ip: req.socket.remoteAddress ?? "unknown" });
     if (!match.spec) {
       // A method Forgejo registers on this path but this server does not implement answers like any
       // route this server lacks; a method Forgejo lacks too gets chi's 405.

@@ -124,6 +124,24 @@ describe("embedded Forgejo answers like Forgejo", () => {
     expect((await fetch(`${s.forge.apiUrl}/repos/alice/widgets`)).status).toBe(200); // anonymous read of a public repo
   });
 
+  it("signs in with a user's password given as Basic, as Forgejo does, and limits password guesses (issue 33)", async () => {
+    s = await seededForge({ signInLimits: { perIp: 100, perAccount: 3, windowMs: 60_000 } });
+    s.forge.admin.setPassword("alice", "correct horse");
+    const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString("base64")}` });
+    const right = await fetch(`${s.forge.apiUrl}/user`, { headers: basic("alice", "correct horse") });
+    expect(right.status).toBe(200);
+    expect(asRecord(await right.json()).login).toBe("alice");
+    // A right password takes no slot; wrong ones do, and past the account's limit the answer is 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${s.forge.apiUrl}/user`, { headers: basic("alice", `guess ${i}`) })).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const limited = await fetch(`${s.forge.apiUrl}/user`, { headers: basic("alice", "correct horse") });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    // A token given as Basic is not a password attempt: it still works while the password is limited.
+    expect((await fetch(`${s.forge.apiUrl}/user`, { headers: basic("alice", s.alice) })).status).toBe(200);
+  });
+
   it("answers a PATCH whose body is JSON null with 422 and changes nothing", async () => {
     s = await seededForge();
     const i = s.forge.admin.createIssue("alice", "widgets", { title: "keep me", body: "kept" });
