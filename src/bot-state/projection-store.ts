@@ -82,6 +82,21 @@ export const IssueMetaSchema = z.object({
    * body against them, so a box a person ticked while the bot was down is not lost (issue 28.4).
    */
   boxesSeen: z.string().max(1_000_000).optional(),
+  /**
+   * Box changes found on restart and not run, because the issue's poster may not command (issue 28.4): the
+   * dashboard shows each with the command that confirms it, until a command for its agent+session is accepted.
+   */
+  unconfirmed: z
+    .array(
+      z.object({
+        action: z.enum(["pause", "unpause", "rewind", "release", "hide"]),
+        agent: z.string().max(1000),
+        session: z.string().max(1000),
+        target: z.number().int().positive().optional(),
+      }),
+    )
+    .max(200)
+    .optional(),
   compaction: z
     .object({
       deleted: z.number().int().min(0),

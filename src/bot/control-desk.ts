@@ -2,7 +2,8 @@ import type { Logger } from "pino";
 import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../protocol/index.ts";
-import { checkboxCommands, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
+import { checkboxCommands, confirmCommand, escapeCode, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
+import type { UnconfirmedChange } from "../dashboard/index.ts";
 import type { CommandClaims } from "../bot-state/index.ts";
 import { isProtocolBody } from "../bot-state/index.ts";
 import type { Projection } from "../projection/index.ts";
@@ -34,6 +35,13 @@ export interface ControlDeskOptions {
   storeKey: string;
   /** A rewind target the head does not hold: looked for on the closed predecessors (see chain-rewind-target.ts). */
   chainTarget?: (agent: string, session: string, target: string) => Promise<ChainRewindTarget | null>;
+  /**
+   * Box changes made while the bot was down and not run (the issue's poster may not command): kept so the
+   * dashboard shows each with its confirming command. Called before the dashboard is put back.
+   */
+  unconfirmed?: (changes: UnconfirmedChange[]) => Promise<void>;
+  /** A person's command for this agent+session was accepted: any unconfirmed change for it is settled. */
+  commanded?: (agent: string, session: string) => Promise<void>;
 }
 
 export type CommandResult = "accepted" | "refused" | "invalid" | "duplicate" | "restored";
@@ -136,10 +144,10 @@ export class ControlDesk {
         : await this.mayEditorCommand("unknownEditorOfIssuePostedBy" in editor ? editor.unknownEditorOfIssuePostedBy : editor.whileDownOnIssuePostedBy);
     if (!allowed && "whileDownOnIssuePostedBy" in editor) {
       // Someone who may edit the body but not command may have made it: never lost, never run unasked.
+      // Shown on the dashboard (until confirmed or superseded) and said in a reply, which notifies people.
+      await this.o.unconfirmed?.(fresh);
       await this.o.refreshDashboard();
-      const confirm = fresh
-        .map((c) => `\`/checkpost ${c.action === "unpause" ? "resume" : c.action} ${quoteWord(c.agent)} ${quoteWord(c.session)}${c.target !== undefined ? ` ${c.target}` : ""}\``)
-        .join(", ");
+      const confirm = fresh.map((c) => `\`${confirmCommand(c)}\``).join(", ");
       await this.reply(
         `checkpost: while the bot was down, the dashboard's boxes were changed (${confirm}). Forgejo does not say who edits a body, and not everyone who may edit this issue may command agents, so nothing was done and the boxes are shown as the state is. To do it, a person with write access comments: ${confirm}.`,
       );
@@ -191,6 +199,7 @@ export class ControlDesk {
     // Pause is a state: asking for the state it is in records nothing (a tick read twice, two renders compared).
     if ((c.action === "pause" && entry.control?.paused) || (c.action === "unpause" && !entry.control?.paused)) {
       this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by }, "control asks for the state the agent is already in; nothing recorded");
+      await this.o.commanded?.(c.agent, c.session);
       return this.count(c.action, "accepted");
     }
     const input: ControlInput = { agent: c.agent, session: c.session, action: c.action, by, reason, timestamp: pythonUtcIsoformat(this.o.now()) };
@@ -233,6 +242,7 @@ export class ControlDesk {
     const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);
     this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by, commentId: posted.id }, "control accepted");
+    await this.o.commanded?.(c.agent, c.session);
     return this.count(c.action, "accepted");
   }
 
@@ -277,19 +287,4 @@ export class ControlDesk {
 /** What the bot says when its own login commands it (log, doctor): such commands are never run. */
 export function selfCommandIgnored(login: string): string {
   return `commands (slash comments and dashboard ticks) made with the bot's own login "${login}" are IGNORED: the bot cannot tell them from its own writes. Give people and agents their own accounts (docs/bot.md#who-may-command)`;
-}
-
-/** A name as a slash command takes it: quoted when it has a space or a quote (names in boxes are the bot's own). */
-function quoteWord(s: string): string {
-  const plain = escapeCode(s);
-  return /[\s"]/.test(plain) ? `"${plain.replace(/["\\]/g, "\\$&")}"` : plain;
-}
-
-/**
- * Inside backticks: no backtick, one line, short, and no `<` (a lookalike instead): the raw body of a
- * bot comment must never carry a marker a reader acts on, such as a quoted
- * `<!-- checkpost:continued-in #N -->`, which a chain walk would follow in a trusted comment (issue 28.6).
- */
-function escapeCode(s: string): string {
-  return [...s.replace(/[`\r\n]/g, " ").replace(/</g, "\uFF1C")].slice(0, 120).join("");
 }

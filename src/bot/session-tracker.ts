@@ -2,7 +2,7 @@ import { systemClock } from "../clock.ts";
 import { createProjection } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
 import { bodyEditKey, controlBoxesOf, renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
-import type { RenderDashboardOptions, ResumeIndexRef } from "../dashboard/index.ts";
+import type { RenderDashboardOptions, ResumeIndexRef, UnconfirmedChange } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import { DashboardWriter } from "./dashboard-writer.ts";
 import { ControlDesk } from "./control-desk.ts";
@@ -112,7 +112,37 @@ export class SessionTracker implements TrackerContext {
       store: o.store,
       storeKey: this.storeKey,
       chainTarget: (agent, session, target) => findChainRewindTarget({ store: o.store, repo: o.repo, issue: o.issue, policy: o.policy }, agent, session, target),
+      unconfirmed: (changes) => {
+        const have = this.upkeep.meta.unconfirmed ?? [];
+        const key = (c: UnconfirmedChange) => JSON.stringify([c.action, c.agent, c.session, c.target ?? null]);
+        const known = new Set(have.map(key));
+        return this.storeUnconfirmed([...have, ...changes.filter((c) => !known.has(key(c)))].slice(-200));
+      },
+      commanded: async (agent, session) => {
+        const have = this.upkeep.meta.unconfirmed ?? [];
+        const left = have.filter((c) => c.agent !== agent || c.session !== session);
+        if (left.length === have.length) return;
+        await this.storeUnconfirmed(left);
+        this.dashboard.markDirty();
+      },
     });
+  }
+
+  /**
+   * Keep the unconfirmed box changes (IssueMeta.unconfirmed) in the store, so the dashboard line outlives a
+   * restart and a replica that takes over shows it too; without the lease, in memory only (the writer keeps them).
+   */
+  private async storeUnconfirmed(unconfirmed: UnconfirmedChange[]): Promise<void> {
+    const fence = this.o.lease.current();
+    if (fence) {
+      try {
+        this.upkeep.meta = await this.o.store.updateIssueMeta(fence, this.storeKey, { unconfirmed });
+        return;
+      } catch (e) {
+        this.o.logger.warn({ err: e, issue: this.key }, "storing the unconfirmed box changes failed; the dashboard shows them until this process stops (the reply comment names them too)");
+      }
+    }
+    this.upkeep.meta = { ...this.upkeep.meta, unconfirmed };
   }
 
   /** The issue body as last seen or written by this process (null: not read yet), to notice people's edits when polling. */
@@ -230,6 +260,7 @@ export class SessionTracker implements TrackerContext {
         ...(meta.successor !== undefined ? { successor: meta.successor } : {}),
         ...(meta.compaction ? { compaction: meta.compaction } : {}),
       },
+      ...(meta.unconfirmed?.length ? { unconfirmed: meta.unconfirmed } : {}),
       ...this.indexOptions(),
       ...(ref !== undefined ? { resumeIndexRef: ref } : {}),
     });

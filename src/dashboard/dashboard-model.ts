@@ -3,6 +3,7 @@ import type { PhaseMap } from "../protocol/index.ts";
 import { decideResume } from "../projection/index.ts";
 import type { AgentEntry, Anomaly, AnomalyKind, Liveness, LivenessOptions, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 import { type IgnoredAuthors, ignoredAuthors } from "./ignored-authors.ts";
+import type { UnconfirmedChange } from "./unconfirmed-change.ts";
 
 export interface DashboardModelOptions {
   /** Phase map per agent name, for "→ resume point". Default: the built-in maps. */
@@ -14,6 +15,8 @@ export interface DashboardModelOptions {
   maxRows?: number;
   /** CHECKPOST_TRUSTED_AUTHORS as this reader has it: the ignored-authors line names the setting that admits them. */
   trustedAuthors?: readonly string[];
+  /** Box changes found on restart and not run (the bot keeps them): each waits for its confirming command. */
+  unconfirmed?: readonly UnconfirmedChange[];
 }
 
 /** Why a row needs a person, most urgent first. */
@@ -55,6 +58,8 @@ export interface DashboardModel {
   ignored: IgnoredAuthors;
   /** CHECKPOST_TRUSTED_AUTHORS as given in the options, for the ignored-authors line. */
   trustedAuthors: readonly string[];
+  /** Box changes made while the bot was down and not run: a person with write access confirms each with a command. */
+  unconfirmed: readonly UnconfirmedChange[];
 }
 
 /** Anomaly kinds that say an outsider wrote something (one line per author); everything else is about a trusted writer. */
@@ -144,6 +149,7 @@ export function buildDashboardModel(snapshot: ProjectionSnapshot, now: Date, opt
     anomalyCount: snapshot.anomalies.length,
     ignored: ignoredAuthors(snapshot),
     trustedAuthors: opts.trustedAuthors ?? [],
+    unconfirmed: opts.unconfirmed ?? [],
   };
 }
 

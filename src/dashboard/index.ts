@@ -15,6 +15,8 @@ export { formatAge } from "./format-age.ts";
 export { buildDashboardModel } from "./dashboard-model.ts";
 export { ignoredAuthors, ignoredAuthorsText } from "./ignored-authors.ts";
 export type { IgnoredAuthors } from "./ignored-authors.ts";
+export { confirmCommand, escapeCode, unconfirmedChangeText } from "./unconfirmed-change.ts";
+export type { UnconfirmedChange } from "./unconfirmed-change.ts";
 export type { DashboardModel, DashboardModelOptions, DashboardRow, AttentionReason } from "./dashboard-model.ts";
 export { formatControlCheckbox, parseControlCheckboxes, checkboxCommands, dashboardRenderKey, tickCommandKey, bodyEditKey, controlBoxesOf } from "./control-checkbox.ts";
 export type { ControlCheckbox, CheckboxAction } from "./control-checkbox.ts";

@@ -6,6 +6,8 @@ import type { PhaseMap } from "../protocol/index.ts";
 import { formatControlCheckbox } from "./control-checkbox.ts";
 import { buildDashboardModel } from "./dashboard-model.ts";
 import { ignoredAuthorsText } from "./ignored-authors.ts";
+import { unconfirmedChangeText } from "./unconfirmed-change.ts";
+import type { UnconfirmedChange } from "./unconfirmed-change.ts";
 import type { AttentionReason, DashboardRow } from "./dashboard-model.ts";
 import { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 import { formatAge } from "./format-age.ts";
@@ -37,6 +39,8 @@ export interface RenderDashboardOptions {
   docsUrl?: string;
   /** CHECKPOST_TRUSTED_AUTHORS as the bot has it: the ignored-authors line names the setting that admits an author. */
   trustedAuthors?: readonly string[];
+  /** Box changes made while the bot was down and not run (the issue's poster may not command): shown under "Needs attention" with the command that confirms each. */
+  unconfirmed?: readonly UnconfirmedChange[];
   /** The bot's base URL, for the "How to resume" line's API path. */
   apiUrl?: string;
   /** The retention line (issue size, rollover point, chain, compaction); omitted when absent. */
@@ -208,7 +212,9 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
     (s) => `\`${s.replace(/`/g, "")}\``,
   );
   if (ignored) lines.push(`⚠️ **Ignored authors:** ${ignored}`, "");
-  if (m.attention.length === 0 && !ignored) lines.push("_Nothing: every agent is signalling and no trusted writer caused an anomaly recently._");
+  // A change nobody may be allowed to have made: shown until a command for the same agent+session is accepted.
+  for (const c of m.unconfirmed) lines.push(unconfirmedChangeText(c), "");
+  if (m.attention.length === 0 && !ignored && m.unconfirmed.length === 0) lines.push("_Nothing: every agent is signalling and no trusted writer caused an anomaly recently._");
   else if (m.attention.length > 0) {
     lines.push("| Agent / session | Why | Phase → resume point | Last checkpoint |", "| --- | --- | --- | --- |");
     for (const r of m.attention) lines.push(`| ${who(r)} | ${r.reasons.map((x) => reasonText(x, now)).join("; ")} | ${phaseCell(r)} | ${lastCell(r, now)} |`);

@@ -152,22 +152,44 @@ describe("no tick lost to downtime (issue 28.4)", () => {
     });
   }
 
-  it("when the issue's poster may not command, a change made while the bot was down is shown with the command that confirms it, not run", async () => {
-    w = await botWorld({ storeFile: join(mkdtempSync(join(tmpdir(), "cp-ticks-")), "projection.sqlite") }, { issueAuthor: "mallory" });
-    w.forge.admin.addCollaborator("agent", "work", "checkpost-bot", "admin");
-    await w.api(w.agentToken).createComment(w.repo, w.issue, cp("clone_complete", { epoch: 1, seq: 1 }));
-    await settle();
-    await w.bot.stop();
-    forgeOffset = 0;
-    laterSecond();
-    await tick(w.malloryToken, "pause");
-    extra = await startBot(w.config, { logger: w.logger });
-    await extra.reconcileAll();
-    await settle(extra);
-    expect(await controls("pause")).toHaveLength(0);
-    const replies = (await w.api(w.agentToken).listComments(w.repo, w.issue)).filter((c) => c.author === "checkpost-bot" && c.body.startsWith("checkpost: while the bot was down"));
-    expect(replies.map((c) => c.body)).toEqual([expect.stringContaining("`/checkpost pause implementation-worker s1`")]);
-    const body = (await w.api(w.agentToken).getIssue(w.repo, w.issue)).body;
-    expect(parseControlCheckboxes(body).find((b) => b.action === "pause")?.checked).toBe(false);
-  });
+  for (const webhook of [true, false])
+    it(`when the issue's poster may not command, a change made while the bot was down is shown with the command that confirms it, not run (${webhook ? "webhook" : "polling"})`, async () => {
+      w = await botWorld({ storeFile: join(mkdtempSync(join(tmpdir(), "cp-ticks-")), "projection.sqlite") }, { issueAuthor: "mallory", webhook });
+      w.forge.admin.addCollaborator("agent", "work", "checkpost-bot", "admin");
+      await w.api(w.agentToken).createComment(w.repo, w.issue, cp("clone_complete", { epoch: 1, seq: 1 }));
+      await settle();
+      await w.bot.stop();
+      forgeOffset = 0;
+      laterSecond();
+      await tick(w.malloryToken, "pause");
+      extra = await startBot(w.config, { logger: w.logger });
+      await extra.reconcileAll();
+      await settle(extra);
+      expect(await controls("pause")).toHaveLength(0);
+      const replies = (await w.api(w.agentToken).listComments(w.repo, w.issue)).filter((c) => c.author === "checkpost-bot" && c.body.startsWith("checkpost: while the bot was down"));
+      expect(replies.map((c) => c.body)).toEqual([expect.stringContaining("`/checkpost pause implementation-worker s1`")]);
+      const body = (await w.api(w.agentToken).getIssue(w.repo, w.issue)).body;
+      expect(parseControlCheckboxes(body).find((b) => b.action === "pause")?.checked).toBe(false);
+      // The dashboard shows it under "Needs attention", with the command that confirms it, until it is given.
+      const line = "the dashboard's Pause ticked for implementation-worker / s1";
+      const attention = (b: string) => b.slice(b.indexOf("#### Needs attention"), b.indexOf("#### Agents by session"));
+      expect(attention(body)).toContain(line);
+      expect(attention(body)).toContain("comments `/checkpost pause implementation-worker s1`");
+      // It outlives another restart (kept in the store) ...
+      await extra.stop();
+      extra = await startBot(w.config, { logger: w.logger });
+      await extra.reconcileAll();
+      await settle(extra);
+      expect(attention((await w.api(w.agentToken).getIssue(w.repo, w.issue)).body)).toContain(line);
+      // ... and goes once a person with write access gives the command.
+      w.forge.admin.createUser("alice");
+      w.forge.admin.addCollaborator("agent", "work", "alice", "write");
+      const alice = w.forge.admin.createToken("alice");
+      await w.api(alice).createComment(w.repo, w.issue, "/checkpost pause implementation-worker s1");
+      await settle(extra);
+      expect(await controls("pause")).toEqual([expect.objectContaining({ by: "alice" })]);
+      const after = (await w.api(w.agentToken).getIssue(w.repo, w.issue)).body;
+      expect(after).not.toContain(line);
+      expect(attention(after)).toContain("paused by alice");
+    });
 });
