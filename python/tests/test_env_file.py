@@ -68,6 +68,18 @@ class FromEnvReadsTheFile(unittest.TestCase):
             Client.from_env({}, cwd=d, env_file="missing.env")
         self.assertEqual(env_with_file({"A": "1"}, d), {"A": "1"})
 
+    def test_the_module_cli_takes_env_file_and_says_when_it_is_missing(self) -> None:
+        import contextlib
+        import io
+
+        from checkpost.__main__ import main
+
+        missing = os.path.join(folder({}), "missing.env")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(main(["resume", "--agent", "a", "--session", "s", "--env-file", missing]), 1)
+        self.assertIn("cannot read env_file %s" % missing, err.getvalue())
+
     def test_the_default_is_the_process_environment_and_the_working_directory(self) -> None:
         d = folder({".env": "CHECKPOST_TEST_ONLY_FROM_DOT_ENV=yes\n"})
         old = os.getcwd()
