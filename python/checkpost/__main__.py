@@ -1,6 +1,7 @@
 """`python3 -m checkpost save|health|resume|latest|parse [--flag value ...]`: the Client as a process,
-one JSON line out. Same environment variables as the CLI. Exit codes: 0 ok, 1 failure (the message says
-what to fix), 2 usage. (No argparse: a save process should start as fast as the seed's.)
+one JSON line out. Same environment variables as the CLI, filled in from ./.env or `--env-file FILE` as the
+CLI fills them. Exit codes: 0 ok, 1 failure (the message says what to fix; a missing --env-file is one),
+2 usage. (No argparse: a save process should start as fast as the seed's.)
 
   save    --agent A --session S --phase P [--data JSON] [--seq N] [--epoch N] [--directive]
   health  --agent A --session S [--metrics JSON] [--status Active]
@@ -80,7 +81,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
             out: Any = parse_comment(sys.stdin.read())
         else:
-            c = Client.from_env()
+            c = Client.from_env(env_file=a.get("env_file"))
             if cmd == "save":
                 out = c.save(a["agent"], a["session"], a["phase"], _json_obj(a.get("data", "{}"), "--data"), seq=_int(a.get("seq"), "--seq"), epoch=_int(a.get("epoch"), "--epoch"), check_directive=bool(a.get("directive")))
             elif cmd == "health":

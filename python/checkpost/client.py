@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from . import chain as C
 from . import protocol as P
 from . import resume_index as RI
-from .config import Config, cache_dir, config_from_env
+from .config import Config, cache_dir, config_from_env, env_with_file
 from .errors import CheckpointTooLargeError, ConfigError, ForgejoApiError, ProtocolInputError, SessionChainError, SessionIssueNotFoundError
 from .forgejo import Forgejo, forgejo_time
 from .projection import Comments, Policy, comment_record, parse_time_ms, project, resume_answer
@@ -220,9 +220,12 @@ class Client:
             self._writer_file.set(self._writer_key(agent, session), state)
 
     @classmethod
-    def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> "Client":
-        """A client configured like the CLI; keyword arguments override the environment."""
-        e = os.environ if env is None else env
+    def from_env(cls, env: Optional[Mapping[str, str]] = None, *, env_file: Optional[str] = None, cwd: Optional[str] = None, **overrides: Any) -> "Client":
+        """A client configured like the CLI: `env` (default os.environ) filled in from `env_file` (the CLI's
+        `--env-file FILE`) or else from ./.env when there is one, a set variable winning over the file's, as
+        `checkpost` and `SessionStore.fromEnv()` do; `cwd` is where ./.env and a relative env_file are found.
+        Keyword arguments override the environment."""
+        e = env_with_file(os.environ if env is None else env, cwd, env_file)
         c = config_from_env(e, need_repo="owner" not in overrides)
         url = overrides.pop("url", c.url)
         if not url:

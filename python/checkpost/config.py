@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from typing import List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from .errors import ConfigError
 
@@ -42,6 +42,101 @@ class Config:
     def __repr__(self) -> str:
         shown = {k: ("<set>" if k in ("token", "signing_key") and v else v) for k, v in vars(self).items()}
         return "Config(%s)" % ", ".join("%s=%r" % kv for kv in shown.items())
+
+
+def _trim(s: str) -> str:
+    # Node trims spaces only: a tab is part of a key or a value.
+    return s.strip(" ")
+
+
+def parse_env(text: str) -> Dict[str, str]:
+    """A dotenv file's variables, as the CLI reads them: Node's own parser (util.parseEnv, Node 20.19+),
+    rule for rule, so that `.env` means the same to the TypeScript and the Python readers.
+
+    `KEY=value`, spaces around both trimmed (tabs kept); `export KEY=value`; a `#` line is a comment, and an
+    unquoted value ends at the first `#`; a value in '...', "..." or `...` is taken verbatim up to the same
+    quote, across lines, and only "..." turns a backslash-n into a newline; what follows the closing quote on
+    its line is ignored; `\r` is dropped everywhere; a later line wins. Node's own oddities are kept too
+    (fixtures/conformance/env-file.json pins them against the running Node): a line without `=` runs into
+    the next line's key, a line with an empty key (`=value`) ends the file, and an opening quote that is
+    never closed keeps its line as the value with the quote, or with no line end left, sets nothing."""
+    out: Dict[str, str] = {}
+    content = _trim(text.replace("\r", ""))
+    while content:
+        if content[0] in "\n#":
+            nl = content.find("\n")
+            if nl != -1:
+                content = content[nl + 1 :]
+                continue
+        eq = content.find("=")
+        if eq == -1:
+            break
+        raw_key = content[:eq]
+        key: Optional[str] = _trim(raw_key)
+        content = content[eq + 1 :]
+        if not key:
+            if not raw_key:
+                break
+            # A key of spaces only: Node 20 reads past its buffer here and sets a junk name ("\n"); it
+            # parses the value as usual, so this does too, and sets nothing.
+            key = None
+        elif key.startswith("export "):
+            key = key[7:]
+
+        def put(v: str) -> None:
+            if key is not None:
+                out[key] = v  # a later line wins
+
+        if not content:
+            put("")
+            break
+        content = _trim(content)
+        q = content[0] if content else ""
+        close = content.find(q, 1) if q in ("'", '"', "`") else -1
+        if q in ("'", '"', "`"):
+            if close != -1:
+                put(content[1:close].replace("\\n", "\n") if q == '"' else content[1:close])
+                nl = content.find("\n", close + 1)
+                if q == '"':
+                    content = content[nl + 1 :] if nl != -1 else ""
+                else:
+                    content = content[nl:] if nl != -1 else ""
+            else:
+                nl = content.find("\n")
+                if nl != -1:
+                    put(content[:nl])
+                    content = content[nl:]
+                # else: nothing is set, and the rest is read again from the quote on
+        else:
+            nl = content.find("\n")
+            value = content if nl == -1 else content[:nl]
+            h = value.find("#")
+            put(_trim(value if h == -1 else value[:h]))
+            content = "" if nl == -1 else content[nl:]
+        content = _trim(content)
+    return out
+
+
+def env_with_file(env: Mapping[str, str], cwd: Optional[str] = None, env_file: Optional[str] = None) -> Dict[str, str]:
+    """The environment the CLI would see (src/cli/env-file.ts): `env`, filled in from `env_file` (the CLI's
+    `--env-file FILE`, relative to `cwd`) or, without it, from `.env` in `cwd` when there is one. A variable
+    already set and not empty wins over the file's. A named file that cannot be read is a ConfigError; a
+    missing `.env` is the common case and reads as no file."""
+    base = os.getcwd() if cwd is None else cwd
+    path = os.path.abspath(os.path.join(base, ".env" if env_file is None else env_file))
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        if env_file is None and isinstance(e, FileNotFoundError):
+            return dict(env)
+        name = ".env" if env_file is None else "env_file %s" % env_file
+        raise ConfigError("cannot read %s (%s): %s; pass env_file= the path of a dotenv file (as the CLI's --env-file)" % (name, path, e.strerror or e)) from None
+    merged = dict(env)
+    for k, v in parse_env(text).items():
+        if not merged.get(k):
+            merged[k] = v
+    return merged
 
 
 def _int(env: Mapping[str, str], name: str, lo: int, hi: Optional[int] = None) -> Optional[int]:

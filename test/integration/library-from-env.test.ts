@@ -53,9 +53,11 @@ describeWithPython3("SessionStore.fromEnv, the CLI and the Python client under a
     expect(cli.not_used.map((n) => n.reason).join(" ")).toMatch(/no Signature while a signing key is/);
 
     // Asynchronous: the forge runs in this process, so a blocking spawn would never get an answer.
+    // The Python client too gets its settings from ./.env alone (the forge, the token, the repository and
+    // the signing key); only its cache is set in the environment, which wins over the file's, as for the CLI.
     const { stdout: py } = await promisify(execFile)("python3", ["-c", "import json, sys; from checkpost import Client; print(json.dumps(Client.from_env().resume('implementation-worker', 's1')))"], {
       cwd: dir,
-      env: { PATH: process.env["PATH"] ?? "", PYTHONPATH: join(root, "python"), ...settings, CHECKPOST_CACHE_DIR: join(dir, "py-cache") },
+      env: { PATH: process.env["PATH"] ?? "", PYTHONPATH: join(root, "python"), CHECKPOST_CACHE_DIR: join(dir, "py-cache") },
       encoding: "utf8",
     });
     const python = JSON.parse(py) as { phase: string; state: unknown; checkpoint: { commentId?: number; comment_id?: number }; not_used: { reason: string }[] };

@@ -4,12 +4,15 @@
  * (python/tests/test_conformance.py), so the two cannot drift: a change to either that alters an answer
  * fails here or there until the corpus is regenerated on purpose and its diff reviewed.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatCheckpoint, formatControl, formatHealth, parseComment, signCheckpoint, signControl, toParseOutput, verifyCheckpointSignature } from "../../../src/protocol/index.ts";
 import type { Checkpoint, JsonObject, ParsedComment, PhaseMap } from "../../../src/protocol/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import type { CommentEvent, LegacyWriters } from "../../../src/projection/index.ts";
+import { withEnvFile } from "../../../src/cli/env-file.ts";
 import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../../../src/dashboard/index.ts";
 
 const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../../../fixtures/conformance/${name}.json`, import.meta.url), "utf8")) as T;
@@ -97,5 +100,16 @@ describe("conformance corpus: the pointer to the index comment, and the index co
   it.each(f.refs.map((c) => [c.name, c] as const))("pointer: %s", (_n, c) => expect(extractResumeIndexRef(c.body)).toEqual(c.expected));
   it.each(f.comments.map((c) => [c.name, c] as const))("index comment: %s", (_n, c) => {
     expect(extractResumeIndexFromComment(c.body, c.signing ? { signing: { key: f.key, scope } } : {})).toEqual(c.expected);
+  });
+});
+
+describe("conformance corpus: a dotenv file, as the CLI reads it", () => {
+  const f = load<{ name: string; text: string; expected: Record<string, string> }[]>("env-file");
+  // Through the CLI's own path (./.env in a folder, an empty environment), not just Node's parser: the
+  // Python client's Client.from_env() reads the same files (python/tests/test_env_file.py).
+  it.each(f.map((c) => [c.name, c] as const))("%s", (_n, c) => {
+    const dir = mkdtempSync(join(tmpdir(), "checkpost-env-conformance-"));
+    writeFileSync(join(dir, ".env"), c.text);
+    expect({ ...withEnvFile({}, dir, undefined) }).toEqual(c.expected);
   });
 });
