@@ -145,7 +145,7 @@ export async function startWorld(o: WorldOptions): Promise<FleetWorld> {
     const logFd = o.logPrefix ? openSync(`${o.logPrefix}-${id}.log`, "a") : null;
     const child = fork(o.bundles.botScript, [], {
       execArgv: [],
-      env: { ...process.env, CHAOS_BOT_CONFIG: JSON.stringify(cfg), ...(logFd !== null ? { CHAOS_LOG_LEVEL: "info" } : {}) },
+      env: { ...process.env, CHAOS_BOT_CONFIG: JSON.stringify(cfg), ...(logFd !== null ? { CHAOS_LOG_LEVEL: process.env.FLEET_BOT_LOG_LEVEL ?? "info" } : {}) },
       stdio: ["ignore", "ignore", logFd ?? "inherit", "ipc"],
     });
     if (logFd !== null) closeSync(logFd); // the child holds its own copy
