@@ -81,7 +81,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // Snapshots (the "checkpost for LLM agents" issue, landing this round): the pure core, then the shell.
   ["src/snapshot"],
   ["src/compaction"],
-  ["src/bot-state", "src/bot-state/postgres"],
+  ["src/bot-state", "src/bot-state/postgres", "src/bot-state/postgres/ops"],
   ["src/forgejo-client"],
   ["src/bot"],
   ["src/config"],
