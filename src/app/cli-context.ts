@@ -4,9 +4,9 @@
 import { createRequire } from "node:module";
 import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { ForgejoApi, ForgejoApiError, ForgejoClient, ForgejoResponseError } from "../forgejo-client/index.ts";
 import { SessionStore } from "../session-client/index.ts";
-import { ConfigError, ForgejoApiError, ForgejoResponseError, HostError, SessionChainError } from "../errors.ts";
+import { ConfigError, HostError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";

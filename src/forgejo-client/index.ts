@@ -4,5 +4,5 @@ export { FORGEJO_CAPABILITIES, ForgejoApi, hasMorePages, nextPageFromLink } from
 export { forgejoTime } from "./forgejo-time.ts";
 export type { RepoRef } from "./forgejo-api.ts";
 export * from "./schemas.ts";
-export { forgejoError, forgejoReason, networkError } from "./forgejo-error.ts";
+export { ForgejoApiError, ForgejoResponseError, forgejoError, forgejoReason, networkError } from "./forgejo-error.ts";
 export type * from "../ports/issue-host.ts";

@@ -1,12 +1,11 @@
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
 import type { HostCapabilities } from "../../src/ports/issue-host.ts";
-import { ForgejoApiError, HostError } from "../../src/errors.ts";
+import { HostError } from "../../src/errors.ts";
 import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
 import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embedded-forge/upload-verify.ts";
 
-/** A 404 as the adapter throws it. */
-// A ForgejoApiError (a HostError with reason not-found) while src/bot/dashboard-writer.ts still tests for that class.
-const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake", { reason: "not-found" });
+/** A missing thing as every adapter throws it: a HostError with reason not-found. */
+const notFound = (what: string) => new HostError(`${what} (404)`, "not-found");
 
 type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;
 
@@ -228,8 +227,7 @@ export class FakeIssueHost implements IssueHost {
     this.call("createIssueAttachment");
     this.issue(index);
     // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
-    if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES))
-      throw new ForgejoApiError("This file extension or type is not allowed to be uploaded. (422)", 422, "POST", "fake", { reason: "invalid" });
+    if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES)) throw new HostError("This file extension or type is not allowed to be uploaded. (422)", "invalid");
     const id = this.nextId++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
-import { ForgejoApiError, ForgejoResponseError } from "../../../src/errors.ts";
+import { ForgejoApiError, ForgejoResponseError } from "../../../src/forgejo-client/index.ts";
 
 const URL = "http://forgejo.test";
 const repo = { owner: "acme", repo: "widgets" };
