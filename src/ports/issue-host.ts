@@ -4,6 +4,7 @@
  * host's answers with zod and maps its field names, so nothing outside the adapter reads the host's
  * wire format. Types only: importing this module runs no code.
  */
+import type { Logger } from "pino";
 
 /** owner/repo of the repository holding the session issue. */
 export interface RepoRef {
@@ -184,4 +185,31 @@ export interface IssueHost {
   listRepoTeams(r: RepoRef): Promise<HostTeam[]>;
   /** Whether `user` is a member of the team; false when the host says no such membership (or hides the team). */
   isTeamMember(teamId: number, user: string): Promise<boolean>;
+}
+
+/** Where an issue host is and how to talk to it, from configuration (CHECKPOST_HOST picks the adapter). */
+export interface HostSettings {
+  /** The instance's base URL (FORGEJO_URL; each adapter adds its own API path). */
+  url: string;
+  /** The access token, sent as the host wants it. */
+  token?: string;
+  /** Injected fetch (tests, instrumentation; the bot passes node:http). */
+  fetch?: typeof globalThis.fetch;
+  logger?: Pick<Logger, "debug" | "warn">;
+  /** Retries after the first attempt, for transient failures. */
+  retries?: number;
+  /** Per-attempt timeout, ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * One entry of the host registry (src/hosts/index.ts): what the host can do, and how to open it. A new
+ * host is a folder exporting one of these, plus one line in the registry (Renovate's platform map).
+ */
+export interface HostDefinition {
+  /** The name CHECKPOST_HOST selects it by, e.g. "forgejo". */
+  readonly name: string;
+  readonly capabilities: HostCapabilities;
+  /** The adapter, and the API root its webhook deliveries name the instance by. */
+  open(settings: HostSettings): { api: IssueHost; apiUrl: string };
 }
