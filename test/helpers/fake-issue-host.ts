@@ -29,7 +29,8 @@ export class FakeIssueHost implements IssueHost {
   readonly hooks: HostHook[] = [];
   /** login → access mode ("owner", "admin", "write", "read"); others read as "none". */
   readonly permissions = new Map<string, string>();
-  private nextId: number;
+  /** The next id handed out; an object, so views by another login (`as`) share it. */
+  private readonly ids: { next: number };
   private readonly once = new Map<Method, (() => void)[]>();
 
   /** What it can do: Forgejo's unless a test says otherwise. */
@@ -37,7 +38,7 @@ export class FakeIssueHost implements IssueHost {
 
   /** `login`: the token's user (default "bot"); `firstId`: the first id handed out (default 1); `now`: the clock (ms); `capabilities`: overrides of Forgejo's. */
   constructor(readonly o: { login?: string; firstId?: number; now?: () => number; url?: string; capabilities?: Partial<HostCapabilities> } = {}) {
-    this.nextId = o.firstId ?? 1;
+    this.ids = { next: o.firstId ?? 1 };
     this.capabilities = { ...FORGEJO_CAPABILITIES, ...o.capabilities };
   }
 
@@ -52,6 +53,26 @@ export class FakeIssueHost implements IssueHost {
   }
   private now(): string {
     return new Date(this.o.now ? this.o.now() : Date.UTC(2026, 10, 29, 10, 0, 0)).toISOString();
+  }
+
+  /**
+   * The same host as another token's user: every issue, comment, label and id is shared, and what the
+   * view writes is by `login` (two users of one repository, e.g. an agent and the bot).
+   */
+  as(login: string): FakeIssueHost {
+    const view = new FakeIssueHost({ ...this.o, login });
+    return Object.assign(view, {
+      issues: this.issues,
+      comments: this.comments,
+      attachments: this.attachments,
+      files: this.files,
+      labels: this.labels,
+      hooks: this.hooks,
+      permissions: this.permissions,
+      teams: this.teams,
+      ids: this.ids,
+      capabilities: this.capabilities,
+    });
   }
 
   after(method: Method, fn: () => void): void {
@@ -101,8 +122,8 @@ export class FakeIssueHost implements IssueHost {
   /** Seed a comment on an issue (created if missing); returns it. */
   addComment(issue: number, input: Partial<HostComment> & { body: string }): HostComment {
     if (!this.issues.has(issue)) this.addIssue({ number: issue });
-    const id = input.id ?? this.nextId++;
-    this.nextId = Math.max(this.nextId, id + 1);
+    const id = input.id ?? this.ids.next++;
+    this.ids.next = Math.max(this.ids.next, id + 1);
     const at = this.now();
     const c: HostComment = {
       id,
@@ -228,7 +249,7 @@ export class FakeIssueHost implements IssueHost {
     this.issue(index);
     // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
     if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES)) throw new HostError("This file extension or type is not allowed to be uploaded. (422)", "invalid");
-    const id = this.nextId++;
+    const id = this.ids.next++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));
     this.attachments.set(index, [...(this.attachments.get(index) ?? []), a]);
@@ -247,7 +268,7 @@ export class FakeIssueHost implements IssueHost {
   }
   async createLabel(_r: RepoRef, input: { name: string; color: string }): Promise<HostLabel> {
     this.call("createLabel");
-    const l: HostLabel = { id: this.nextId++, name: input.name, color: input.color };
+    const l: HostLabel = { id: this.ids.next++, name: input.name, color: input.color };
     this.labels.push(l);
     return this.done("createLabel", l);
   }
@@ -266,7 +287,7 @@ export class FakeIssueHost implements IssueHost {
   }
   async createHook(_r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
     this.call("createHook");
-    const h: HostHook = { id: this.nextId++, ...input };
+    const h: HostHook = { id: this.ids.next++, ...input };
     this.hooks.push(h);
     return this.done("createHook", h);
   }
