@@ -3,9 +3,11 @@ import * as z from "zod";
 import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
 import type { HostCapabilities } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
+import { HostError } from "../errors.ts";
 import { ForgejoApiError } from "./forgejo-error.ts";
 import { forgejoTime } from "./forgejo-time.ts";
 import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, TeamSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoLabel } from "./schemas.ts";
 import { toHostAttachment, toHostComment, toHostHook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
 
 export type { RepoRef } from "../ports/issue-host.ts";
@@ -71,6 +73,22 @@ export class ForgejoApi implements IssueHost {
   readonly capabilities: HostCapabilities = FORGEJO_CAPABILITIES;
   constructor(readonly client: ForgejoClient) {}
 
+  /** Label ids by repository and name, as last listed or created: Forgejo creates an issue's labels by id only. */
+  private readonly labelIds = new Map<string, number>();
+  private rememberLabels(r: RepoRef, labels: readonly ForgejoLabel[]): void {
+    for (const l of labels) this.labelIds.set(`${r.owner}/${r.repo}\n${l.name}`, l.id);
+  }
+  /** The ids of labels named `names` (listing the repository's labels once when one is not known yet). */
+  private async labelIdsOf(r: RepoRef, names: readonly string[]): Promise<number[]> {
+    const key = (n: string) => `${r.owner}/${r.repo}\n${n}`;
+    if (names.some((n) => !this.labelIds.has(key(n)))) await this.listLabels(r);
+    return names.map((n) => {
+      const id = this.labelIds.get(key(n));
+      if (id === undefined) throw new HostError(`${repoName(r)} has no label "${n}": create it first (checkpost creates the session label when it creates the issue).`, "invalid");
+      return id;
+    });
+  }
+
   get serverClockOffsetMs(): number {
     return this.client.serverClockOffsetMs;
   }
@@ -133,8 +151,9 @@ export class ForgejoApi implements IssueHost {
     return toHostIssue((await this.client.call("GET /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, schema: IssueSchema, what: issueName(r, index) })).data);
   }
 
-  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
-    return toHostIssue((await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data: input, schema: IssueSchema, what: repoName(r) })).data);
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
+    const data = { ...input, ...(input.labels ? { labels: await this.labelIdsOf(r, input.labels) } : {}) };
+    return toHostIssue((await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data, schema: IssueSchema, what: repoName(r) })).data);
   }
 
   /** PATCH answers 201 on Forgejo (not 200). */
@@ -244,14 +263,19 @@ export class ForgejoApi implements IssueHost {
 
   /** Every label of the repository, all pages (X-Total-Count): a repository may have more than one page of labels. */
   async listLabels(r: RepoRef): Promise<HostLabel[]> {
-    return (await this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r))).map(toHostLabel);
+    const labels = await this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r));
+    this.rememberLabels(r, labels);
+    return labels.map(toHostLabel);
   }
 
   async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel> {
-    return toHostLabel((await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data);
+    const label = (await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data;
+    this.rememberLabels(r, [label]);
+    return toHostLabel(label);
   }
 
-  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+  /** Forgejo takes label names here (IssueLabelsOption: ids or names). */
+  async addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
     return (
       await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })
     ).data.map(toHostLabel);

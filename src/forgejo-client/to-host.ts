@@ -8,7 +8,7 @@ import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, Forg
  */
 export const toHostUser = (u: ForgejoUser): HostUser => ({ id: u.id, login: u.login, ...(u.is_admin === undefined ? {} : { isAdmin: u.is_admin }) });
 
-export const toHostLabel = (l: ForgejoLabel): HostLabel => ({ id: l.id, name: l.name, ...(l.color === undefined ? {} : { color: l.color }) });
+export const toHostLabel = (l: ForgejoLabel): HostLabel => ({ name: l.name, ...(l.color === undefined ? {} : { color: l.color }) });
 
 export const toHostIssue = (i: ForgejoIssue): HostIssue => ({
   id: i.id,

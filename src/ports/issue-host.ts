@@ -19,8 +19,8 @@ export interface HostUser {
   isAdmin?: boolean;
 }
 
+/** A label, known by its name (hosts number labels differently, or not at all). */
 export interface HostLabel {
-  id: number;
   name: string;
   color?: string;
 }
@@ -149,7 +149,8 @@ export interface IssueHost {
   /** Every issue matching `q`, all pages. */
   listAllIssues(r: RepoRef, q?: IssueQuery): Promise<HostIssue[]>;
   getIssue(r: RepoRef, index: number): Promise<HostIssue>;
-  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue>;
+  /** `labels`: names of labels the repository has (listLabels, createLabel). */
+  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue>;
   editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue>;
 
   /** Every comment of an issue, or those updated within `window`. */
@@ -168,7 +169,8 @@ export interface IssueHost {
   /** Every label of the repository, all pages. */
   listLabels(r: RepoRef): Promise<HostLabel[]>;
   createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel>;
-  addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]>;
+  /** Add labels by name (the repository has them); answers the issue's labels. */
+  addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]>;
 
   /** Every webhook of the repository, all pages. */
   listHooks(r: RepoRef): Promise<HostHook[]>;

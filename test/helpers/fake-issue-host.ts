@@ -191,9 +191,9 @@ export class FakeIssueHost implements IssueHost {
     this.call("getIssue");
     return this.done("getIssue", this.withCount(this.issue(index)));
   }
-  async createIssue(_r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
+  async createIssue(_r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
     this.call("createIssue");
-    const labels = this.labels.filter((l) => input.labels?.includes(l.id));
+    const labels = this.labels.filter((l) => input.labels?.includes(l.name));
     const number = Math.max(0, ...this.issues.keys()) + 1;
     return this.done("createIssue", this.withCount(this.addIssue({ number, title: input.title, body: input.body ?? "", labels })));
   }
@@ -268,14 +268,14 @@ export class FakeIssueHost implements IssueHost {
   }
   async createLabel(_r: RepoRef, input: { name: string; color: string }): Promise<HostLabel> {
     this.call("createLabel");
-    const l: HostLabel = { id: this.ids.next++, name: input.name, color: input.color };
+    const l: HostLabel = { name: input.name, color: input.color };
     this.labels.push(l);
     return this.done("createLabel", l);
   }
-  async addIssueLabels(_r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+  async addIssueLabels(_r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
     this.call("addIssueLabels");
     const i = this.issue(index);
-    const add = this.labels.filter((l) => labels.includes(l.id) && !i.labels.some((x) => x.id === l.id));
+    const add = this.labels.filter((l) => labels.includes(l.name) && !i.labels.some((x) => x.name === l.name));
     const next = { ...i, labels: [...i.labels, ...add] };
     this.issues.set(index, next);
     return this.done("addIssueLabels", next.labels);

@@ -25,7 +25,7 @@ export function issueHostContract(open: () => Promise<IssueHost>, can: HostCapab
     const issue = await host.createIssue(repo, { title: "Agent session state", body: "notes" });
     expect(issue).toMatchObject({ title: "Agent session state", body: "notes", state: "open", author: "agent", isPullRequest: false });
     expect(Date.parse(issue.createdAt)).not.toBeNaN();
-    await host.addIssueLabels(repo, issue.number, [label.id]);
+    await host.addIssueLabels(repo, issue.number, [label.name]);
     expect((await host.getIssue(repo, issue.number)).labels.map((l) => l.name)).toEqual(["checkpost-session"]);
     expect((await host.listAllIssues(repo, { state: "open", labels: "checkpost-session" })).map((i) => i.number)).toEqual([issue.number]);
 

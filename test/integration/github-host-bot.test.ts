@@ -28,7 +28,7 @@ describe("the bot on a host with GitHub's behaviour", () => {
     rest.permissions.set("checkpost-bot", "write");
     const host = (token: string) => new GitHubHost({ apiUrl: rest.apiUrl, token, fetch: rest.fetch, now: () => Date.now() });
     const label = await host(agent.token).createLabel(repo, { name: DEFAULT_SESSION_LABEL, color: "#0e8a16" });
-    const issue = await host(agent.token).createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [label.id] });
+    const issue = await host(agent.token).createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [label.name] });
 
     const config = { ...defaultBotConfig({ url: "https://github.test", token: botUser.token }, [repo]), trustedAuthors: ["agent"], webhookSecret: SECRET, port: 0, ...TIMERS_OFF, retries: 0 };
     bot = await createBot(config, { logger: pino({ level: "silent" }), host: { api: host(botUser.token), apiUrl: rest.apiUrl }, store: createMemoryProjectionStore() });

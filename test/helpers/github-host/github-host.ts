@@ -91,7 +91,7 @@ export function nextLink(link: string | null): string | null {
 }
 
 const toUser = (u: z.infer<typeof User>): HostUser => ({ id: u.id, login: u.login, ...(u.site_admin ? { isAdmin: true } : {}) });
-const toLabel = (l: z.infer<typeof Label>): HostLabel => ({ id: l.id, name: l.name, color: `#${l.color}` });
+const toLabel = (l: z.infer<typeof Label>): HostLabel => ({ name: l.name, color: `#${l.color}` });
 const toIssue = (i: z.infer<typeof Issue>): HostIssue => ({
   id: i.id,
   number: i.number,
@@ -215,15 +215,6 @@ export class GitHubHost implements IssueHost {
   private repoPath(r: RepoRef): string {
     return `/repos/${encodeURIComponent(r.owner)}/${encodeURIComponent(r.repo)}`;
   }
-  /** GitHub takes label names where the port gives ids. */
-  private async labelNames(r: RepoRef, ids: number[]): Promise<string[]> {
-    const labels = await this.listLabels(r);
-    return ids.map((id) => {
-      const l = labels.find((x) => x.id === id);
-      if (!l) throw new GitHubHostError(`no label ${id} in ${r.owner}/${r.repo}`, "not-found", 404, undefined);
-      return l.name;
-    });
-  }
 
   async version(): Promise<string> {
     const meta = await this.call("GET", "/meta", z.object({ installed_version: z.string().optional() }).passthrough());
@@ -250,8 +241,8 @@ export class GitHubHost implements IssueHost {
   async getIssue(r: RepoRef, index: number): Promise<HostIssue> {
     return toIssue(await this.call("GET", `${this.repoPath(r)}/issues/${index}`, Issue));
   }
-  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
-    const labels = input.labels?.length ? await this.labelNames(r, input.labels) : undefined;
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
+    const labels = input.labels?.length ? input.labels : undefined;
     return toIssue(await this.call("POST", `${this.repoPath(r)}/issues`, Issue, { title: input.title, ...(input.body !== undefined ? { body: input.body } : {}), ...(labels ? { labels } : {}) }));
   }
   async editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue> {
@@ -301,9 +292,8 @@ export class GitHubHost implements IssueHost {
       await this.call("POST", `${this.repoPath(r)}/labels`, Label, { name: input.name, color: input.color.replace(/^#/, ""), ...(input.description ? { description: input.description } : {}) }),
     );
   }
-  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
-    const names = await this.labelNames(r, labels);
-    return (await this.call("POST", `${this.repoPath(r)}/issues/${index}/labels`, z.array(Label), { labels: names })).map(toLabel);
+  async addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
+    return (await this.call("POST", `${this.repoPath(r)}/issues/${index}/labels`, z.array(Label), { labels })).map(toLabel);
   }
 
   async listHooks(r: RepoRef): Promise<HostHook[]> {

@@ -216,7 +216,7 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       state: "closed",
       htmlUrl: `${URL}/acme/widgets/issues/3`,
       author: "bot",
-      labels: [{ id: 4, name: "checkpost-session", color: "00aabb" }],
+      labels: [{ name: "checkpost-session", color: "00aabb" }],
       commentCount: 12,
       createdAt: "2026-11-29T10:00:00Z",
       updatedAt: "2026-11-29T11:00:00Z",
@@ -259,5 +259,27 @@ describe("ForgejoApi as the IssueHost adapter", () => {
     const { api: host } = api();
     expect(await host.getIssue(repo, 4)).toMatchObject({ isPullRequest: true, labels: [] });
     expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), beforeMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
+  });
+  it("takes labels by name: an issue is created with the ids Forgejo wants, looked up once; labels are added by name", async () => {
+    const issue = (labels: unknown[]) => ({ id: 72, number: 5, title: "s", body: "", state: "open", html_url: "", user: { id: 1, login: "bot" }, labels, created_at: "x", updated_at: "x" });
+    const label = { id: 4, name: "checkpost-session", color: "00aabb" };
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/labels")
+      .query(true)
+      .reply(200, [{ id: 3, name: "other", color: "000000" }, label], { "x-total-count": "2" })
+      .post("/api/v1/repos/acme/widgets/issues", { title: "s", labels: [4] })
+      .reply(201, issue([label]))
+      .post("/api/v1/repos/acme/widgets/issues", { title: "t", labels: [4] })
+      .reply(201, issue([label]))
+      .post("/api/v1/repos/acme/widgets/issues/5/labels", { labels: ["checkpost-session"] })
+      .reply(200, [label]);
+    const { api: host } = api();
+    expect((await host.createIssue(repo, { title: "s", labels: ["checkpost-session"] })).labels).toEqual([{ name: "checkpost-session", color: "00aabb" }]);
+    // Known now: no second listing.
+    await host.createIssue(repo, { title: "t", labels: ["checkpost-session"] });
+    expect(await host.addIssueLabels(repo, 5, ["checkpost-session"])).toEqual([{ name: "checkpost-session", color: "00aabb" }]);
+    // A name the repository does not have: refused after one more listing, saying what to do.
+    nock(URL).get("/api/v1/repos/acme/widgets/labels").query(true).reply(200, [label], { "x-total-count": "1" });
+    await expect(host.createIssue(repo, { title: "u", labels: ["nope"] })).rejects.toMatchObject({ reason: "invalid", message: expect.stringContaining('no label "nope"') });
   });
 });
