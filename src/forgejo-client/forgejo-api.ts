@@ -60,7 +60,7 @@ export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
   attachments: true,
   repositoryScopedTokens: false,
   pagedCommentLists: false,
-  commentsBefore: true,
+  commentsUntil: true,
   compareAndSetBody: false,
 });
 
@@ -166,7 +166,7 @@ export class ForgejoApi implements IssueHost {
    * `before` filter on the UPDATED time, in whole seconds (forgejoTime floors them).
    */
   async listComments(r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
-    const q = { ...(w.sinceMs === undefined ? {} : { since: forgejoTime(w.sinceMs) }), ...(w.beforeMs === undefined ? {} : { before: forgejoTime(w.beforeMs) }) };
+    const q = { ...(w.sinceMs === undefined ? {} : { since: forgejoTime(w.sinceMs) }), ...(w.untilMs === undefined ? {} : { before: forgejoTime(w.untilMs) }) };
     return (
       await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/comments", {
         params: { ...r, index, ...q },

@@ -107,8 +107,10 @@ export interface IssueQuery {
  * seconds and includes both ends, so callers dedupe what a boundary second returns twice.
  */
 export interface CommentWindow {
+  /** Updated at or after. */
   sinceMs?: number;
-  beforeMs?: number;
+  /** Updated at or before (an adapter whose host cannot bound a list above filters the answer itself). */
+  untilMs?: number;
 }
 
 /**
@@ -124,8 +126,8 @@ export interface HostCapabilities {
   repositoryScopedTokens: boolean;
   /** An issue's comment list comes in pages the adapter follows (GitHub: per_page ≤ 100 and Link); Forgejo answers it whole. */
   pagedCommentLists: boolean;
-  /** A comment list can be bounded above by updated time (`CommentWindow.beforeMs`), not only below (GitHub: `since` only). */
-  commentsBefore: boolean;
+  /** A comment list can be bounded above by updated time (`CommentWindow.untilMs`), not only below (GitHub: `since` only). */
+  commentsUntil: boolean;
   /** A body can be written only if unchanged since it was read. Neither Forgejo nor GitHub: writers re-read instead. */
   compareAndSetBody: boolean;
 }

@@ -212,7 +212,7 @@ export class FakeIssueHost implements IssueHost {
     const sec = (ms: number) => Math.floor(ms / 1000);
     const list = (this.comments.get(index) ?? []).filter((c) => {
       const at = sec(Date.parse(c.updatedAt));
-      return (w.sinceMs === undefined || at >= sec(w.sinceMs)) && (w.beforeMs === undefined || at <= sec(w.beforeMs));
+      return (w.sinceMs === undefined || at >= sec(w.sinceMs)) && (w.untilMs === undefined || at <= sec(w.untilMs));
     });
     return this.done("listComments", [...list]);
   }

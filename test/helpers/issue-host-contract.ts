@@ -43,7 +43,7 @@ export function issueHostContract(open: () => Promise<IssueHost>, can: HostCapab
     await host.deleteComment(repo, b.id);
     expect((await host.listComments(repo, issue.number)).map((c) => c.id)).toEqual([a.id]);
     // A window that ends before the comment was written holds nothing.
-    expect(await host.listComments(repo, issue.number, { beforeMs: Date.parse(a.createdAt) - 5_000 })).toEqual([]);
+    expect(await host.listComments(repo, issue.number, { untilMs: Date.parse(a.createdAt) - 5_000 })).toEqual([]);
 
     const closed = await host.editIssue(repo, issue.number, { state: "closed" });
     expect(closed.state).toBe("closed");

@@ -26,7 +26,7 @@ export const GITHUB_CAPABILITIES: HostCapabilities = Object.freeze({
   attachments: false,
   repositoryScopedTokens: true,
   pagedCommentLists: true,
-  commentsBefore: false,
+  commentsUntil: false,
   compareAndSetBody: false,
 });
 
@@ -256,7 +256,7 @@ export class GitHubHost implements IssueHost {
   async listComments(r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
     const since = w.sinceMs === undefined ? "" : `?since=${new Date(seconds(w.sinceMs) * 1000).toISOString().replace(".000Z", "Z")}`;
     const list = (await this.all(`${this.repoPath(r)}/issues/${index}/comments${since}`, Comment)).map(toComment);
-    const before = w.beforeMs;
+    const before = w.untilMs;
     return before === undefined ? list : list.filter((c) => seconds(Date.parse(c.updatedAt)) <= seconds(before));
   }
   async getComment(r: RepoRef, id: number): Promise<HostComment> {

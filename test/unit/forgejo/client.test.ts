@@ -258,7 +258,7 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       .reply(200, []);
     const { api: host } = api();
     expect(await host.getIssue(repo, 4)).toMatchObject({ isPullRequest: true, labels: [] });
-    expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), beforeMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
+    expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), untilMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
   });
   it("takes labels by name: an issue is created with the ids Forgejo wants, looked up once; labels are added by name", async () => {
     const issue = (labels: unknown[]) => ({ id: 72, number: 5, title: "s", body: "", state: "open", html_url: "", user: { id: 1, login: "bot" }, labels, created_at: "x", updated_at: "x" });

@@ -43,7 +43,7 @@ describe("Forgejo's capabilities", () => {
       attachments: true,
       repositoryScopedTokens: false,
       pagedCommentLists: false,
-      commentsBefore: true,
+      commentsUntil: true,
       compareAndSetBody: false,
     });
     expect(Object.isFrozen(FORGEJO_CAPABILITIES)).toBe(true);

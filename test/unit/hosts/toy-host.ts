@@ -10,7 +10,7 @@ export const TOY_CAPABILITIES: HostCapabilities = Object.freeze({
   attachments: false,
   repositoryScopedTokens: true,
   pagedCommentLists: false,
-  commentsBefore: true,
+  commentsUntil: true,
   compareAndSetBody: false,
 });
 
