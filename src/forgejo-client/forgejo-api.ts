@@ -1,6 +1,20 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
+import type {
+  CommentWindow,
+  HostAttachment,
+  HostComment,
+  HostHook,
+  HostIssue,
+  HostLabel,
+  HostRepo,
+  HostUser,
+  IssueHost,
+  IssueQuery,
+  IssueWriteAccess,
+  RepoAccess,
+  RepoRef,
+} from "../ports/issue-host.ts";
 import type { HostCapabilities } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
 import { HostError } from "../errors.ts";
@@ -331,7 +345,7 @@ export class ForgejoApi implements IssueHost {
    * an admin team maps every unit to its own mode); a server sending only `units` gives the team's mode to
    * each unit listed.
    */
-  async listRepoTeams(r: RepoRef): Promise<HostTeam[]> {
+  async listRepoTeams(r: RepoRef): Promise<ForgejoTeam[]> {
     try {
       const res = await this.client.call("GET /repos/{owner}/{repo}/teams", { params: { ...r }, schema: z.array(TeamSchema), what: `teams of ${repoName(r)}` });
       return res.data.map((t) => ({
@@ -361,6 +375,60 @@ export class ForgejoApi implements IssueHost {
       throw e;
     }
   }
+
+  /** The port's access: Forgejo's "owner" (the repository's owner, or a site admin) reads as "admin". */
+  async repoAccess(r: RepoRef, user: string): Promise<RepoAccess> {
+    return toRepoAccess(await this.collaboratorPermission(r, user));
+  }
+
+  /**
+   * Who may write issues: whoever Forgejo lets write them on the repository (CanWriteIssuesOrPulls,
+   * models/perm/access/repo_permission.go:109-114: the issues unit's mode, at least write).
+   *
+   * The permission API answers the repository's AccessMode, not the issues unit's: for a member of a team
+   * with per-unit rights it is the team's AccessMode, the lowest of its units (models/unit/unit.go:434-449),
+   * so a triage team that may write issues but only read code reads as "read". The unit's mode is the
+   * highest of the collaboration's mode and each of the user's teams' mode for the unit
+   * (repo_permission.go:255-300). So when the permission reads "read", the adapter lists the repository's
+   * teams (`units_map["repo.issues"]`) and, for each that may write issues, asks whether the user is a
+   * member. Forgejo answers that only to a site admin, an owner of the organisation or a member of that
+   * team (reqTeamMembership, routers/api/v1/api.go:551-586): a team it may not look into is named in
+   * `hiddenGroups` (docs/security.md).
+   */
+  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    const mode = await this.collaboratorPermission(r, user);
+    if (WRITE_MODES.has(mode)) return { canWrite: true, hiddenGroups: [] };
+    // "none": no team of the user holds the repository (it would give read at least). Only "read" may hide a team's issue write.
+    if (mode !== "read") return { canWrite: false, hiddenGroups: [] };
+    const hiddenGroups: string[] = [];
+    for (const team of (await this.listRepoTeams(r)).filter((t) => WRITE_MODES.has(t.issuesMode))) {
+      try {
+        if (await this.isTeamMember(team.id, user)) return { canWrite: true, hiddenGroups };
+      } catch (e) {
+        if (!(e instanceof HostError && e.reason === "forbidden")) throw e;
+        hiddenGroups.push(team.name);
+      }
+    }
+    return { canWrite: false, hiddenGroups };
+  }
+}
+
+/** Forgejo's access modes that may write. */
+const WRITE_MODES = new Set(["write", "admin", "owner"]);
+
+function toRepoAccess(mode: string): RepoAccess {
+  if (mode === "owner" || mode === "admin") return "admin";
+  return mode === "write" || mode === "read" ? mode : "none";
+}
+
+/** A team of the repository's organisation that holds the repository, as Forgejo says. */
+export interface ForgejoTeam {
+  id: number;
+  name: string;
+  /** The team's mode ("read", "write", "admin", "owner"; for per-unit teams the lowest of its units). */
+  permission: string;
+  /** The team's mode on the issues unit ("none" when the team has none). */
+  issuesMode: string;
 }
 
 /** One file as multipart/form-data under the field "attachment", as Forgejo's asset uploads read it. */

@@ -75,14 +75,17 @@ export interface HostHook {
   config?: Record<string, string>;
 }
 
-/** A team of the repository's organisation that holds the repository. */
-export interface HostTeam {
-  id: number;
-  name: string;
-  /** The team's mode ("read", "write", "admin", "owner"; for per-unit teams the lowest of its units). */
-  permission: string;
-  /** The team's mode on the issues unit ("none" when the team has none). */
-  issuesMode: string;
+/** A user's access to a repository, in the port's words: an owner reads as "admin". */
+export type RepoAccess = "admin" | "write" | "read" | "none";
+
+/** Whether a user may write a repository's issues (so may command the bot), as far as the token can tell. */
+export interface IssueWriteAccess {
+  canWrite: boolean;
+  /**
+   * Groups (teams) that may write issues but whose members the token may not read: a user refused may be
+   * in one of them. Empty when the answer is certain.
+   */
+  hiddenGroups: string[];
 }
 
 export interface HostRepo {
@@ -183,12 +186,13 @@ export interface IssueHost {
   getRepo(r: RepoRef): Promise<HostRepo>;
   /** Every collaborator, all pages. */
   listCollaborators(r: RepoRef): Promise<HostUser[]>;
-  /** The user's access mode to the repository: "owner", "admin", "write", "read" or "none". */
-  collaboratorPermission(r: RepoRef, user: string): Promise<string>;
-  /** The organisation's teams that hold the repository (empty for a user's repository). */
-  listRepoTeams(r: RepoRef): Promise<HostTeam[]>;
-  /** Whether `user` is a member of the team; false when the host says no such membership (or hides the team). */
-  isTeamMember(teamId: number, user: string): Promise<boolean>;
+  /** The user's access to the repository (HostError not-found: no such user; forbidden: the token may not ask). */
+  repoAccess(r: RepoRef, user: string): Promise<RepoAccess>;
+  /**
+   * Whether the user may write the repository's issues, however the host grants it (a collaborator's
+   * role, a team's rights on issues): who may command the bot. Errors as repoAccess.
+   */
+  issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess>;
 }
 
 /** Where an issue host is and how to talk to it, from configuration (CHECKPOST_HOST picks the adapter). */

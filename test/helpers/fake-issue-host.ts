@@ -1,4 +1,18 @@
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
+import type {
+  CommentWindow,
+  HostAttachment,
+  HostComment,
+  HostHook,
+  HostIssue,
+  HostLabel,
+  HostRepo,
+  HostUser,
+  IssueHost,
+  IssueQuery,
+  IssueWriteAccess,
+  RepoAccess,
+  RepoRef,
+} from "../../src/ports/issue-host.ts";
 import type { HostCapabilities } from "../../src/ports/issue-host.ts";
 import { HostError } from "../../src/errors.ts";
 import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
@@ -312,21 +326,34 @@ export class FakeIssueHost implements IssueHost {
       [...this.permissions.keys()].map((login, n) => ({ id: n + 2, login })),
     );
   }
-  async collaboratorPermission(_r: RepoRef, user: string): Promise<string> {
-    this.call("collaboratorPermission");
-    return this.done("collaboratorPermission", this.permissions.get(user) ?? "none");
+  /**
+   * The mode `permissions` gives `user`: "owner" for the token's own user unless set, "none" for a team's
+   * member; anyone else is no user of this host (not-found, as a host answers).
+   */
+  private modeOf(user: string): string {
+    const mode = this.permissions.get(user) ?? (user === this.login ? "owner" : this.teams.some((t) => t.members.includes(user.toLowerCase())) ? "none" : undefined);
+    if (mode === undefined) throw notFound(`user ${user} not found`);
+    return mode;
   }
-  /** Teams holding the repository, and their members (lower-case logins): seeded by tests. */
-  readonly teams: (HostTeam & { members: string[] })[] = [];
-  async listRepoTeams(_r: RepoRef): Promise<HostTeam[]> {
-    this.call("listRepoTeams");
-    return this.done(
-      "listRepoTeams",
-      this.teams.map(({ members: _m, ...t }) => t),
-    );
+  async repoAccess(_r: RepoRef, user: string): Promise<RepoAccess> {
+    this.call("repoAccess");
+    const mode = this.modeOf(user);
+    return this.done("repoAccess", mode === "owner" || mode === "admin" ? "admin" : mode === "write" || mode === "read" ? mode : "none");
   }
-  async isTeamMember(teamId: number, user: string): Promise<boolean> {
-    this.call("isTeamMember");
-    return this.done("isTeamMember", this.teams.find((t) => t.id === teamId)?.members.includes(user.toLowerCase()) ?? false);
+  /**
+   * Teams holding the repository, with their mode on issues and their members (lower-case logins), seeded
+   * by tests; `hidden`: the token may not read its members.
+   */
+  readonly teams: { id: number; name: string; issuesMode: string; members: string[]; hidden?: boolean }[] = [];
+  /** A writer (write and above) may; a reader may through a team that may write issues, as Forgejo grants it. */
+  async issueWriteAccess(_r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    this.call("issueWriteAccess");
+    const mode = this.modeOf(user);
+    const writes = (m: string) => m === "write" || m === "admin" || m === "owner";
+    if (writes(mode) || mode !== "read") return this.done("issueWriteAccess", { canWrite: writes(mode), hiddenGroups: [] });
+    const teams = this.teams.filter((t) => writes(t.issuesMode));
+    const hiddenGroups = teams.filter((t) => t.hidden).map((t) => t.name);
+    const canWrite = teams.some((t) => !t.hidden && t.members.includes(user.toLowerCase()));
+    return this.done("issueWriteAccess", { canWrite, hiddenGroups: canWrite ? [] : hiddenGroups });
   }
 }

@@ -74,9 +74,10 @@ export function issueHostContract(open: () => Promise<IssueHost>, can: HostCapab
     expect(await host.listHooks(repo)).toEqual([]);
   });
 
-  it("a user's repository has no teams (Forgejo: 405), and no one is a member of an unknown team (404)", async () => {
+  it("access: the repository's owner may write issues; an unknown user is not found", async () => {
     const host = await open();
-    expect(await host.listRepoTeams(repo)).toEqual([]);
-    expect(await host.isTeamMember(424242, "agent")).toBe(false);
+    expect(await host.repoAccess(repo, "agent")).toBe("admin");
+    expect(await host.issueWriteAccess(repo, "agent")).toEqual({ canWrite: true, hiddenGroups: [] });
+    await expect(host.repoAccess(repo, "no-such-user")).rejects.toMatchObject({ reason: "not-found" });
   });
 }

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, HostError, type HostErrorReason } from "../../errors.ts";
-import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import type { HostHook, HostIssue, IssueHost, RepoAccess, RepoRef } from "../../ports/issue-host.ts";
 import { isSessionIssue, listSessionIssues, readAllComments, toCommentRecord } from "../../session-client/index.ts";
 import { createProjection } from "../../projection/index.ts";
 import { ignoredAuthors, ignoredAuthorsText } from "../../dashboard/index.ts";
@@ -167,9 +167,9 @@ async function checkIdentity(api: IssueHost, repo: RepoRef, login: string, siteA
         fix: `add ${botLogin} to CHECKPOST_TRUSTED_AUTHORS`,
       });
     try {
-      const mode = await api.collaboratorPermission(repo, botLogin);
+      const mode = await api.repoAccess(repo, botLogin);
       botRole = `; the bot ${botLogin} has ${mode} access`;
-      if (mode !== "write" && mode !== "admin" && mode !== "owner")
+      if (mode !== "write" && mode !== "admin")
         problems.push({
           message: `the bot ${botLogin} has ${mode} access to ${repo.owner}/${repo.repo}: it cannot write the dashboard`,
           fix: `give ${botLogin} write access to ${repo.owner}/${repo.repo}`,
@@ -322,12 +322,12 @@ async function checkWebhook(api: IssueHost, repo: RepoRef, login: string, botUrl
 
 async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
   const trusted = [...new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()))];
-  const modes = new Map<string, string>();
+  const modes = new Map<string, RepoAccess>();
   let forbidden = false;
   const missing: string[] = [];
   for (const who of trusted) {
     try {
-      modes.set(who, await api.collaboratorPermission(repo, who));
+      modes.set(who, await api.repoAccess(repo, who));
     } catch (e) {
       const reason = reasonOf(e);
       if (reason === "not-found") missing.push(who);
@@ -363,8 +363,8 @@ async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: Cli
   const writers: string[] = [repo.owner.toLowerCase()];
   try {
     for (const who of collaborators) {
-      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who));
-      if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
+      const mode = modes.get(who) ?? (await api.repoAccess(repo, who));
+      if (mode === "write" || mode === "admin") writers.push(who);
     }
   } catch (e) {
     if (reasonOf(e) === "forbidden")

@@ -13,7 +13,8 @@ import type {
   HostIssue,
   HostLabel,
   HostRepo,
-  HostTeam,
+  IssueWriteAccess,
+  RepoAccess,
   HostUser,
   IssueHost,
   IssueQuery,
@@ -314,22 +315,14 @@ export class GitHubHost implements IssueHost {
   async listCollaborators(r: RepoRef): Promise<HostUser[]> {
     return (await this.all(`${this.repoPath(r)}/collaborators`, User)).map(toUser);
   }
-  async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
-    return (await this.call("GET", `${this.repoPath(r)}/collaborators/${encodeURIComponent(user)}/permission`, Permission)).permission;
+  /** GitHub's collaborator permission is already the effective one (teams included): admin, write, read or none. */
+  async repoAccess(r: RepoRef, user: string): Promise<RepoAccess> {
+    const p = (await this.call("GET", `${this.repoPath(r)}/collaborators/${encodeURIComponent(user)}/permission`, Permission)).permission;
+    return p === "admin" || p === "write" || p === "read" ? p : "none";
   }
-  async listRepoTeams(r: RepoRef): Promise<HostTeam[]> {
-    const Team = z.object({ id: z.number(), name: z.string(), permission: z.string() });
-    // GitHub's team permissions are pull, triage, push, maintain, admin: read or write in the port's modes.
-    const mode = (p: string) => (p === "admin" ? "admin" : p === "push" || p === "maintain" ? "write" : "read");
-    return (await this.all(`${this.repoPath(r)}/teams`, Team)).map((t) => ({ id: t.id, name: t.name, permission: mode(t.permission), issuesMode: mode(t.permission) }));
-  }
-  async isTeamMember(teamId: number, user: string): Promise<boolean> {
-    try {
-      await this.call("GET", `/teams/${teamId}/memberships/${encodeURIComponent(user)}`, z.object({ state: z.string() }));
-      return true;
-    } catch (e) {
-      if (e instanceof HostError && e.reason === "not-found") return false;
-      throw e;
-    }
+  /** On GitHub, writing others' issues needs write (triage may label and close, not edit): no team walk. */
+  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    const access = await this.repoAccess(r, user);
+    return { canWrite: access === "write" || access === "admin", hiddenGroups: [] };
   }
 }

@@ -282,4 +282,28 @@ describe("ForgejoApi as the IssueHost adapter", () => {
     nock(URL).get("/api/v1/repos/acme/widgets/labels").query(true).reply(200, [label], { "x-total-count": "1" });
     await expect(host.createIssue(repo, { title: "u", labels: ["nope"] })).rejects.toMatchObject({ reason: "invalid", message: expect.stringContaining('no label "nope"') });
   });
+  it("maps access to the port's words, and walks the teams only for a reader: those that may write issues, a hidden one named", async () => {
+    const perm = (u: string, permission: string) => nock(URL).get(`/api/v1/repos/acme/widgets/collaborators/${u}/permission`).reply(200, { permission });
+    const teams = [
+      { id: 1, name: "triage", permission: "read", units_map: { "repo.issues": "write", "repo.code": "read" } },
+      { id: 2, name: "readers", permission: "read", units_map: { "repo.issues": "read" } },
+      { id: 3, name: "admins", permission: "admin", units: ["repo.issues"] },
+    ];
+    perm("olga", "owner");
+    perm("wendy", "write");
+    const { api: host } = api();
+    expect(await host.repoAccess(repo, "olga")).toBe("admin");
+    expect(await host.issueWriteAccess(repo, "wendy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    // A reader: triage's and admins' memberships are asked (they may write issues), readers' never.
+    perm("ivy", "read");
+    nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/ivy").reply(404, {}).get("/api/v1/teams/3/members/ivy").reply(200, { id: 9, login: "ivy" });
+    expect(await host.issueWriteAccess(repo, "ivy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    // A team the token may not look into (403) is named, and the answer is no.
+    perm("rex", "read");
+    nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/rex").reply(403, {}).get("/api/v1/teams/3/members/rex").reply(404, {});
+    expect(await host.issueWriteAccess(repo, "rex")).toEqual({ canWrite: false, hiddenGroups: ["triage"] });
+    // "none": no team holds the repository for them, so none is asked.
+    perm("nora", "none");
+    expect(await host.issueWriteAccess(repo, "nora")).toEqual({ canWrite: false, hiddenGroups: [] });
+  });
 });
