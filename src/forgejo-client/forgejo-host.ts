@@ -1,6 +1,7 @@
 import type { HostDefinition } from "../ports/issue-host.ts";
 import { FORGEJO_CAPABILITIES, ForgejoApi } from "./forgejo-api.ts";
 import { ForgejoClient } from "./forgejo-client.ts";
+import { readForgejoDelivery } from "./webhook-payloads.ts";
 
 /** Forgejo (and Gitea's API, which it keeps) as an entry of the host registry (src/hosts/index.ts). */
 export const forgejoHost: HostDefinition = {
@@ -15,6 +16,6 @@ export const forgejoHost: HostDefinition = {
       ...(s.retries !== undefined ? { retries: s.retries } : {}),
       ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     });
-    return { api: new ForgejoApi(client), apiUrl: client.apiUrl };
+    return { api: new ForgejoApi(client), apiUrl: client.apiUrl, readDelivery: readForgejoDelivery };
   },
 };

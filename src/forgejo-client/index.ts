@@ -2,6 +2,7 @@ export { ForgejoClient, isOutcomeUnknown, isRetryable } from "./forgejo-client.t
 export type { ForgejoClientOptions, CallOptions, CallResult } from "./forgejo-client.ts";
 export { FORGEJO_CAPABILITIES, ForgejoApi, hasMorePages, nextPageFromLink } from "./forgejo-api.ts";
 export { forgejoHost } from "./forgejo-host.ts";
+export { readForgejoDelivery } from "./webhook-payloads.ts";
 export { forgejoTime } from "./forgejo-time.ts";
 export type { RepoRef } from "./forgejo-api.ts";
 export * from "./schemas.ts";

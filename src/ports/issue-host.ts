@@ -195,6 +195,52 @@ export interface IssueHost {
   issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess>;
 }
 
+/** The issue a webhook delivery is about, as the delivery carries it. */
+export interface DeliveredIssue {
+  number: number;
+  title: string;
+  /** null when the payload has no body. */
+  body: string | null;
+  state: string;
+  labels: HostLabel[];
+  isPullRequest: boolean;
+  /** Who opened it, when the payload says. */
+  author: string | null;
+  /** When it last changed, when the payload says (a tick's once-key). */
+  updatedAt: string | null;
+}
+
+/**
+ * A webhook delivery the bot acts on, in the port's words: each host's adapter maps its own payloads
+ * (Forgejo's: src/forgejo-client/webhook-payloads.ts), so the bot reads no host's field names.
+ */
+export type HostDelivery =
+  | {
+      event: "comment";
+      action: "created" | "edited" | "deleted";
+      repo: RepoRef;
+      issue: DeliveredIssue;
+      comment: { id: number; author: string; body: string; createdAt: string; updatedAt: string; htmlUrl?: string };
+      sender: string;
+      /** The comment is on a pull request's conversation. */
+      onPullRequest: boolean;
+    }
+  | {
+      event: "issue";
+      action: string;
+      repo: RepoRef;
+      issue: DeliveredIssue;
+      sender: string;
+      /** On "edited": the body before this edit, when the host sends it. */
+      bodyBefore?: string;
+    };
+
+/**
+ * Read a verified delivery's parsed payload: the neutral record; `{ invalid }` (the first problem, for
+ * the log) when it does not have the shape the host sends; null for an event the bot does not read.
+ */
+export type ReadDelivery = (event: string, payload: unknown) => HostDelivery | { invalid: unknown } | null;
+
 /** Where an issue host is and how to talk to it, from configuration (CHECKPOST_HOST picks the adapter). */
 export interface HostSettings {
   /** The instance's base URL (FORGEJO_URL; each adapter adds its own API path). */
@@ -218,6 +264,6 @@ export interface HostDefinition {
   /** The name CHECKPOST_HOST selects it by, e.g. "forgejo". */
   readonly name: string;
   readonly capabilities: HostCapabilities;
-  /** The adapter, and the API root its webhook deliveries name the instance by. */
-  open(settings: HostSettings): { api: IssueHost; apiUrl: string };
+  /** The adapter, the API root its webhook deliveries name the instance by, and its payload reader. */
+  open(settings: HostSettings): { api: IssueHost; apiUrl: string; readDelivery: ReadDelivery };
 }

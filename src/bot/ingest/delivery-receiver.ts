@@ -10,6 +10,7 @@ import type { DeliveryDeps } from "./handle-delivery.ts";
 import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
 import type { TrackerRegistry } from "../tracker-registry.ts";
+import type { ReadDelivery } from "../../ports/issue-host.ts";
 
 export interface DeliveryReceiver {
   /** Answer a POST to the webhook path (size cap, signature, dispatch). */
@@ -29,7 +30,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
  */
 export async function createDeliveryReceiver(
   config: BotConfig,
-  d: { registry: TrackerRegistry; clientApiUrl: string; selfLogin: string; logger: Logger; metrics: BotMetrics },
+  d: { registry: TrackerRegistry; clientApiUrl: string; readDelivery: ReadDelivery; selfLogin: string; logger: Logger; metrics: BotMetrics },
 ): Promise<DeliveryReceiver> {
   const { logger: log, metrics, registry } = d;
   const inflight = new Set<Promise<unknown>>();
@@ -40,7 +41,8 @@ export async function createDeliveryReceiver(
     watched: (r) => registry.watches(r),
     track: (r, n) => registry.track(r, n),
     tracker: (r, n) => registry.get(r, n),
-    isSessionIssue: (i) => isSessionIssue({ title: i.title, labels: i.labels ?? null, isPullRequest: Boolean(i.pull_request) }, config), // the webhook payload's snake_case stops here
+    isSessionIssue: (i) => isSessionIssue(i, config),
+    readDelivery: d.readDelivery,
   };
   const run = (name: string, payload: unknown, deliveryId: string | null) => {
     const p = handleDelivery(name, payload, deliveryDeps, deliveryId);

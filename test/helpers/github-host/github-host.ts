@@ -2,6 +2,7 @@
 // It is not a product adapter: it proves the port takes a host that pages comment lists, filters them
 // only from below, names labels instead of ids, limits rates GitHub's way and has no attachment API.
 // Every answer is checked with zod, as the Forgejo adapter's are; its statuses map to HostError's reasons.
+import { readForgejoDelivery } from "../../../src/forgejo-client/index.ts";
 import * as z from "zod";
 import { HostError, type HostErrorReason } from "../../../src/errors.ts";
 import type {
@@ -14,6 +15,7 @@ import type {
   HostLabel,
   HostRepo,
   IssueWriteAccess,
+  ReadDelivery,
   RepoAccess,
   HostUser,
   IssueHost,
@@ -326,3 +328,10 @@ export class GitHubHost implements IssueHost {
     return { canWrite: access === "write" || access === "admin", hiddenGroups: [] };
   }
 }
+
+/**
+ * GitHub's issue_comment and issues payloads as the port's HostDelivery. For the fields the bot reads they
+ * are the shapes Forgejo copied (a pull request's issue carries \`pull_request\`, an edit \`changes.body.from\`),
+ * so the Forgejo adapter's reader serves; a real GitHub adapter would own its reader.
+ */
+export const readGitHubDelivery: ReadDelivery = readForgejoDelivery;

@@ -3,6 +3,7 @@
 // base URL, shared by every token), a token "token-of-<login>" is that user, and its capabilities are
 // its own: no edit history, no attachments, tokens scoped to one repository.
 import type { HostCapabilities, HostDefinition } from "../../../src/ports/issue-host.ts";
+import { readForgejoDelivery } from "../../../src/forgejo-client/index.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 
 export const TOY_CAPABILITIES: HostCapabilities = Object.freeze({
@@ -24,6 +25,7 @@ export const toyHost: HostDefinition = {
     const server = toyServers.get(s.url) ?? new FakeIssueHost({ url: s.url, now: () => Date.now(), capabilities: TOY_CAPABILITIES });
     toyServers.set(s.url, server);
     const login = s.token?.startsWith("token-of-") ? s.token.slice("token-of-".length) : "anonymous";
-    return { api: server.as(login), apiUrl: `${s.url}/toy/api` };
+    // Its deliveries, were it to send any, would be shaped as GitHub's and Forgejo's are.
+    return { api: server.as(login), apiUrl: `${s.url}/toy/api`, readDelivery: readForgejoDelivery };
   },
 };
