@@ -45,5 +45,5 @@ export const toHostRepo = (r: ForgejoRepo): HostRepo => ({
   id: r.id,
   fullName: r.full_name,
   private: r.private,
-  ...(r.permissions === undefined ? {} : { permissions: { admin: r.permissions.admin, push: r.permissions.push, pull: r.permissions.pull } }),
+  ...(r.permissions === undefined ? {} : { access: r.permissions.admin ? "admin" : r.permissions.push ? "write" : r.permissions.pull ? "read" : "none" }),
 });

@@ -92,8 +92,8 @@ export interface HostRepo {
   id: number;
   fullName: string;
   private: boolean;
-  /** The token user's rights on it, when signed in. */
-  permissions?: { admin: boolean; push: boolean; pull: boolean };
+  /** The token user's access to it, when signed in. */
+  access?: RepoAccess;
 }
 
 export type IssueState = "open" | "closed" | "all";

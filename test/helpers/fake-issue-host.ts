@@ -316,8 +316,8 @@ export class FakeIssueHost implements IssueHost {
   async getRepo(r: RepoRef): Promise<HostRepo> {
     this.call("getRepo");
     const mode = this.permissions.get(this.login) ?? "owner";
-    const push = mode !== "read" && mode !== "none";
-    return this.done("getRepo", { id: 1, fullName: `${r.owner}/${r.repo}`, private: false, permissions: { admin: mode === "owner" || mode === "admin", push, pull: mode !== "none" } });
+    const access = mode === "owner" || mode === "admin" ? "admin" : mode === "write" || mode === "read" ? mode : "none";
+    return this.done("getRepo", { id: 1, fullName: `${r.owner}/${r.repo}`, private: false, access });
   }
   async listCollaborators(): Promise<HostUser[]> {
     this.call("listCollaborators");

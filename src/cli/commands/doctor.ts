@@ -91,11 +91,10 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
     return checks;
   }
 
-  // 3. Can it write issues? Forgejo reports the user's permissions on the repository; token scopes are not readable.
+  // 3. Can it write issues? The host reports the user's access to the repository; token scopes are not readable.
   try {
     const r = await api.getRepo(repo);
-    const p = r.permissions;
-    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.fullName}${r.private ? " (private)" : ""}` });
+    if (r.access === "write" || r.access === "admin") add({ check: "repository", status: "ok", message: `${login} has ${r.access} access to ${r.fullName}${r.private ? " (private)" : ""}` });
     else
       add({
         check: "repository",

@@ -312,7 +312,8 @@ export class GitHubHost implements IssueHost {
 
   async getRepo(r: RepoRef): Promise<HostRepo> {
     const repo = await this.call("GET", this.repoPath(r), Repo);
-    return { id: repo.id, fullName: repo.full_name, private: repo.private, ...(repo.permissions ? { permissions: repo.permissions } : {}) };
+    const p = repo.permissions;
+    return { id: repo.id, fullName: repo.full_name, private: repo.private, ...(p ? { access: p.admin ? "admin" : p.push ? "write" : p.pull ? "read" : "none" } : {}) };
   }
   async listCollaborators(r: RepoRef): Promise<HostUser[]> {
     return (await this.all(`${this.repoPath(r)}/collaborators`, User)).map(toUser);

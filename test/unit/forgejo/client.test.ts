@@ -233,7 +233,7 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       updatedAt: "2026-11-29T10:00:00Z",
     });
     expect(await host.listIssueAttachments(repo, 3)).toEqual([{ id: 9, name: "a.gz", size: 3, createdAt: "2026-11-29T10:00:00Z", downloadUrl: `${URL}/attachments/u-1` }]);
-    expect(await host.getRepo(repo)).toEqual({ id: 1, fullName: "acme/widgets", private: true, permissions: { admin: false, push: true, pull: true } });
+    expect(await host.getRepo(repo)).toEqual({ id: 1, fullName: "acme/widgets", private: true, access: "write" });
     expect(await host.currentUser()).toEqual({ id: 1, login: "bot", isAdmin: true });
   });
 
