@@ -54,8 +54,8 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   const shown = redactUrl(url);
   add({ check: "config", status: "ok", message: `Forgejo ${shown}, repository ${repo.owner}/${repo.repo}` });
 
-  const api = await root.forgejo({ url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
-  const anonymous = await root.forgejo({ url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const api = await root.host({ host: env.CHECKPOST_HOST, url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const anonymous = await root.host({ host: env.CHECKPOST_HOST, url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
 
   // 1. Reachable, and a Forgejo: Forgejo reports "<forgejo>+gitea-<compat>" (Makefile), Gitea a bare version.
   try {
