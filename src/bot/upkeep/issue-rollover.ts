@@ -78,8 +78,7 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
     return successor;
   }
   await carryNewest(d, fence, snap, successor);
-  const label = old.labels.find((l) => l.name === d.label);
-  if (label) await d.api.addIssueLabels(d.repo, successor, [label.id]);
+  if (old.labels.some((l) => l.name === d.label)) await d.api.addIssueLabels(d.repo, successor, [d.label]);
   await d.store.updateIssueMeta(fence, issueKey(d.repo, successor), { predecessor: d.issue });
   await d.track(successor);
   await d.api.createComment(d.repo, d.issue, continuedInComment(successor, snap.comments));

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { ClientEnv } from "../../config/env.ts";
 import { ExitError, HostError, type HostErrorReason } from "../../errors.ts";
-import type { HostHook, HostIssue, IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import type { HostHook, HostIssue, IssueHost, RepoAccess, RepoRef } from "../../ports/issue-host.ts";
 import { isSessionIssue, listSessionIssues, readAllComments, toCommentRecord } from "../../session-client/index.ts";
 import { createProjection } from "../../projection/index.ts";
 import { ignoredAuthors, ignoredAuthorsText } from "../../dashboard/index.ts";
@@ -54,8 +54,8 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   const shown = redactUrl(url);
   add({ check: "config", status: "ok", message: `Forgejo ${shown}, repository ${repo.owner}/${repo.repo}` });
 
-  const api = await root.forgejo({ url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
-  const anonymous = await root.forgejo({ url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const api = await root.host({ host: env.CHECKPOST_HOST, url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const anonymous = await root.host({ host: env.CHECKPOST_HOST, url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
 
   // 1. Reachable, and a Forgejo: Forgejo reports "<forgejo>+gitea-<compat>" (Makefile), Gitea a bare version.
   try {
@@ -91,11 +91,10 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
     return checks;
   }
 
-  // 3. Can it write issues? Forgejo reports the user's permissions on the repository; token scopes are not readable.
+  // 3. Can it write issues? The host reports the user's access to the repository; token scopes are not readable.
   try {
     const r = await api.getRepo(repo);
-    const p = r.permissions;
-    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.fullName}${r.private ? " (private)" : ""}` });
+    if (r.access === "write" || r.access === "admin") add({ check: "repository", status: "ok", message: `${login} has ${r.access} access to ${r.fullName}${r.private ? " (private)" : ""}` });
     else
       add({
         check: "repository",
@@ -167,9 +166,9 @@ async function checkIdentity(api: IssueHost, repo: RepoRef, login: string, siteA
         fix: `add ${botLogin} to CHECKPOST_TRUSTED_AUTHORS`,
       });
     try {
-      const mode = await api.collaboratorPermission(repo, botLogin);
+      const mode = await api.repoAccess(repo, botLogin);
       botRole = `; the bot ${botLogin} has ${mode} access`;
-      if (mode !== "write" && mode !== "admin" && mode !== "owner")
+      if (mode !== "write" && mode !== "admin")
         problems.push({
           message: `the bot ${botLogin} has ${mode} access to ${repo.owner}/${repo.repo}: it cannot write the dashboard`,
           fix: `give ${botLogin} write access to ${repo.owner}/${repo.repo}`,
@@ -322,12 +321,12 @@ async function checkWebhook(api: IssueHost, repo: RepoRef, login: string, botUrl
 
 async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
   const trusted = [...new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()))];
-  const modes = new Map<string, string>();
+  const modes = new Map<string, RepoAccess>();
   let forbidden = false;
   const missing: string[] = [];
   for (const who of trusted) {
     try {
-      modes.set(who, await api.collaboratorPermission(repo, who));
+      modes.set(who, await api.repoAccess(repo, who));
     } catch (e) {
       const reason = reasonOf(e);
       if (reason === "not-found") missing.push(who);
@@ -363,8 +362,8 @@ async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: Cli
   const writers: string[] = [repo.owner.toLowerCase()];
   try {
     for (const who of collaborators) {
-      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who));
-      if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
+      const mode = modes.get(who) ?? (await api.repoAccess(repo, who));
+      if (mode === "write" || mode === "admin") writers.push(who);
     }
   } catch (e) {
     if (reasonOf(e) === "forbidden")
