@@ -7,7 +7,7 @@ import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../bot-sta
 import { issueKey } from "../bot-state/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import { carriedBody, carriedFrom, carriedRoot } from "../chain/carried-body.ts";
-import { formatControl, parseComment, signControl } from "../protocol/index.ts";
+import { CONTROLS, formatControl, parseComment, signControl } from "../protocol/index.ts";
 import type { ControlInput } from "../protocol/index.ts";
 import { continuedInComment, continuesLine } from "../chain/chain-links.ts";
 import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
@@ -338,7 +338,7 @@ async function newestControls(store: CommentLog, key: string, selfLogin: string 
  */
 function carriedControl(original: string, carried: readonly { from: number; to: number }[], signingKey: string | undefined): string | null {
   const p = parseComment(original);
-  if (p.kind !== "control" || p.control.action !== "rewind") return original;
+  if (p.kind !== "control" || !CONTROLS.byName(p.control.action)?.target) return original;
   const { version: _v, signature: _s, timestamp, ...c } = p.control;
   const target = carried.find((x) => x.from === c.target)?.to;
   if (target === undefined) return null;
