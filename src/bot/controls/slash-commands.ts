@@ -1,5 +1,5 @@
-import { CONTROLS } from "../protocol/index.ts";
-import type { ControlAction } from "../protocol/index.ts";
+import { CONTROLS } from "../../protocol/index.ts";
+import type { ControlAction } from "../../protocol/index.ts";
 
 export interface SlashCommand {
   action: ControlAction;
