@@ -79,7 +79,7 @@ CONTROL_ACTIONS = [
             "label": "Pause (untick to resume)",
             "untick": "unpause",
         },
-        "directive": "stop before the next step and call resume later until the directive is null",
+        "directive": "stop before the next step, and resume again later until the directive is null",
     },
     {
         "action": "unpause",
@@ -103,7 +103,7 @@ CONTROL_ACTIONS = [
             "name": "Rewind",
             "label": "Rewind to",
         },
-        "directive": "call resume and continue from the checkpoint it returns",
+        "directive": "resume again and continue from the checkpoint it returns",
     },
     {
         "action": "release",

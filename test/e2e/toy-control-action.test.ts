@@ -11,6 +11,7 @@ import { retry } from "../helpers/controls/retry.ts";
 import type { ControlAction } from "../../src/protocol/index.ts";
 import { CONTROLS, formatCheckpoint, formatControl, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { checkboxCommands, parseControlCheckboxes } from "../../src/dashboard/index.ts";
+import { MCP_TOOLS } from "../../src/mcp/mcp-tools.ts";
 import { parseSlashCommands } from "../../src/bot/controls/slash-commands.ts";
 import { generatedPython, protocolActionsTable, dashboardActionsTable } from "../../scripts/generate.ts";
 
@@ -52,7 +53,9 @@ describe("a toy control action added by one file and one line", () => {
     expect(parseSlashCommands("/checkpost explode x y")[0]).toMatchObject({ error: expect.stringMatching(/release, hide or retry/) });
   });
 
-  it("is in the generated docs tables and the Python client's table", () => {
+  it("is told to agents by the MCP tools, and listed by the generated docs and the Python client's table", () => {
+    const save = MCP_TOOLS.find((t) => t.name === "checkpoint_save");
+    expect(save?.description).toContain('"retry" (call checkpoint_resume again and redo the current step');
     expect(protocolActionsTable()).toMatch(/\| `retry` \| `Epoch:` \| .*"kind":"retry"/);
     expect(dashboardActionsTable()).toContain("☑ Retry the current step | `/checkpost retry <agent> <session>`");
     expect(generatedPython()).toContain('"action": "retry"');

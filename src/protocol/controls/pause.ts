@@ -8,5 +8,5 @@ export const pause = {
   target: false,
   effect: "pause",
   box: { name: "Pause", label: "Pause (untick to resume)", untick: "unpause" },
-  directive: "stop before the next step and call resume later until the directive is null",
+  directive: "stop before the next step, and resume again later until the directive is null",
 } as const satisfies ControlActionSpec;

@@ -8,5 +8,5 @@ export const rewind = {
   target: true,
   effect: "fence",
   box: { name: "Rewind", label: "Rewind to" },
-  directive: "call resume and continue from the checkpoint it returns",
+  directive: "resume again and continue from the checkpoint it returns",
 } as const satisfies ControlActionSpec;

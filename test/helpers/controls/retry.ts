@@ -13,5 +13,5 @@ export const retry = {
   target: false,
   effect: "fence",
   box: { name: "Retry", label: "Retry the current step" },
-  directive: "start the current step again from the checkpoint resume returns",
+  directive: "resume again and redo the current step from the checkpoint it returns",
 } as const satisfies ControlActionSpec;
