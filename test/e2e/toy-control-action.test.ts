@@ -11,6 +11,8 @@ import { retry } from "../helpers/controls/retry.ts";
 import type { ControlAction } from "../../src/protocol/index.ts";
 import { CONTROLS, formatCheckpoint, formatControl, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { checkboxCommands, parseControlCheckboxes } from "../../src/dashboard/index.ts";
+import { runCli } from "../../src/app/cli.ts";
+import { controlActionsHelp } from "../../src/cli/program.ts";
 import { MCP_TOOLS } from "../../src/mcp/mcp-tools.ts";
 import { parseSlashCommands } from "../../src/bot/controls/slash-commands.ts";
 import { generatedPython, protocolActionsTable, dashboardActionsTable } from "../../scripts/generate.ts";
@@ -51,6 +53,14 @@ describe("a toy control action added by one file and one line", () => {
     expect(parseSlashCommands(`/checkpost retry ${A} s1`)).toEqual([{ action: "retry", agent: A, session: "s1", line: `/checkpost retry ${A} s1` }]);
     expect(parseSlashCommands(`/checkpost retry ${A} s1 extra`)[0]).toMatchObject({ error: expect.stringMatching(/too many words/) });
     expect(parseSlashCommands("/checkpost explode x y")[0]).toMatchObject({ error: expect.stringMatching(/release, hide or retry/) });
+  });
+
+  it("is a choice of `checkpost format control`, listed in its help", async () => {
+    const out: string[] = [];
+    const cli = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => "", cwd: process.cwd(), env: {} };
+    expect(await runCli(["format", "control", "--agent", A, "--session", "s1", "--action", "retry", "--epoch", "3", "--time", "2026-12-06T05:00:00Z"], cli)).toBe(0);
+    expect(parseComment(out.join(""))).toMatchObject({ kind: "control", control: { action: "retry", epoch: 3 } });
+    expect(controlActionsHelp()).toMatch(/^ {2}retry {4}Start the current step again.*\(needs --epoch\)$/m);
   });
 
   it("is told to agents by the MCP tools, and listed by the generated docs and the Python client's table", () => {
