@@ -81,7 +81,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // Snapshots (the "checkpost for LLM agents" issue, landing this round): the pure core, then the shell.
   ["src/snapshot"],
   ["src/compaction"],
-  ["src/bot-state", "src/bot-state/postgres"],
+  ["src/bot-state", "src/bot-state/postgres", "src/bot-state/postgres/ops"],
   ["src/forgejo-client"],
   // The bot's parts by job (issue 31, item 5), beside its root (the tracker, its factory and the wiring).
   ["src/bot", "src/bot/alerts", "src/bot/api", "src/bot/controls", "src/bot/ingest", "src/bot/replicas", "src/bot/upkeep"],
