@@ -259,7 +259,7 @@ async function newestUnpauses(store: CommentLog, key: string, selfLogin: string 
     const p = parseComment(c.body);
     if (p.kind !== "control") continue;
     const k = entryKey(p.control.agent, p.control.session);
-    if (c.id > (newest.get(k)?.id ?? 0)) newest.set(k, { id: c.id, unpause: p.control.action === "unpause" });
+    if (c.id > (newest.get(k)?.id ?? 0)) newest.set(k, { id: c.id, unpause: CONTROLS.byName(p.control.action)?.effect === "unpause" });
   }
   for (const [k, n] of newest) if (n.unpause && unpaused.has(k)) out.set(k, n.id);
   return out;
