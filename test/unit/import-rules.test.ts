@@ -63,7 +63,7 @@ function forgejoNames(file: string): string[] {
  * public surface (index.ts) just under the composition root.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ["src/errors.ts", "src/clock.ts", "src/util", "src/protocol", "src/protocol/kinds", "src/ports", "src/log", "src/snapshot/core"],
+  ["src/errors.ts", "src/clock.ts", "src/util", "src/protocol", "src/protocol/kinds", "src/protocol/controls", "src/ports", "src/log", "src/snapshot/core"],
   ["src/projection"],
   ["src/dashboard"],
   ["src/chain"],
