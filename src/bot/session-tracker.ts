@@ -1,4 +1,4 @@
-import { systemClock } from "../clock.ts";
+import { systemClock, systemMs } from "../clock.ts";
 import { createProjection } from "../projection/index.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
 import { bodyEditKey, controlBoxesOf, renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
@@ -34,6 +34,8 @@ export const HOT_RECORDS = 16;
  * older ones are history: claimed as seen, never run.
  */
 export const COMMAND_GRACE_MS = 10 * 60_000;
+/** How far before the newest comment seen a poll may start, to join on the "complete up to" time (see SessionTracker.poll). */
+export const CLAIM_CATCH_UP_MS = 10_000;
 
 /**
  * One watched session issue: its live projection, its dashboard writer, its
@@ -54,6 +56,17 @@ export class SessionTracker implements TrackerContext {
   readonly controls: ControlDesk;
   /** Newest `updated_at` seen (ms), for the next incremental poll. */
   private pollFromMs = 0;
+  /**
+   * "Complete up to" (ms, whole seconds; 0: no claim): every comment updated before it was listed by a
+   * read of this process (a full read, then each poll that starts no later), so it is in the projection.
+   * The resume index carries it, and cold readers list the tail from it (issue 32).
+   */
+  private claimMs = 0;
+
+  /** See `claimMs` (0: no claim). */
+  get completeBeforeMs(): number {
+    return this.claimMs;
+  }
   readonly now: () => Date;
 
   /** The store's key of this issue. */
@@ -242,7 +255,14 @@ export class SessionTracker implements TrackerContext {
     return {
       ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
       ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
+      ...(this.claimMs > 0 ? { completeBeforeMs: this.claimMs } : {}),
     };
+  }
+
+  /** A read sent at host time `sentAtMs` listed every comment updated since `fromMs` (0: all): extend the claim when it joins on. */
+  private noteCompleteRead(fromMs: number, sentAtMs: number): void {
+    if (Math.floor(fromMs / 1000) * 1000 > this.claimMs) return; // a gap between the claim and this read
+    this.claimMs = Math.max(this.claimMs, Math.floor(sentAtMs / 1000) * 1000);
   }
 
   /** The dashboard section as it would be written now (`ref`: pointing at the index comment instead of holding the index). */
@@ -345,6 +365,8 @@ export class SessionTracker implements TrackerContext {
     }
     await readHistory(this);
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
+    // The restart takes the store as complete before its watermark's second (it reads only since then), as the index's watermark does.
+    this.claimMs = watermark.updatedAtSecond * 1000;
     await this.poll();
     this.upkeep.lateCarryDue = true;
     this.afterChange();
@@ -362,7 +384,7 @@ export class SessionTracker implements TrackerContext {
     const listed = new Set<number>();
     let changed = false;
     let folding = Promise.resolve();
-    await forEachCommentBatch(
+    const sentAtMs = await forEachCommentBatch(
       this.o.api,
       this.o.repo,
       this.o.issue,
@@ -378,6 +400,8 @@ export class SessionTracker implements TrackerContext {
       this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
     );
     await folding;
+    // Every comment is now folded (the last request listed up to when it was sent).
+    this.noteCompleteRead(0, sentAtMs);
     const gone: CommentEvent[] = [];
     await forEachStored(
       this,
@@ -403,8 +427,15 @@ export class SessionTracker implements TrackerContext {
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
-    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: this.pollFromMs });
+    // From the claim when it is a little older (a comment stamped in the last read's own second, after it was
+    // sent, left a gap): a few seconds read again, so the claim keeps up; never far back (webhooks move pollFromMs).
+    const c = this.claimMs;
+    const fromMs = c > 0 && c < this.pollFromMs && this.pollFromMs - c <= CLAIM_CATCH_UP_MS ? c : this.pollFromMs;
+    // The host's time when the read is sent, a lower bound (see forEachCommentBatch); only once its clock is known.
+    const sentAtMs = this.o.api.requestCount > 0 ? systemMs() + this.o.api.serverClockOffsetMs : Number.NaN;
+    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: fromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+    if (!Number.isNaN(sentAtMs)) this.noteCompleteRead(fromMs, sentAtMs);
     await this.pollBody();
     return changed;
   }
