@@ -36,6 +36,8 @@ export const HOT_RECORDS = 16;
 export const COMMAND_GRACE_MS = 10 * 60_000;
 /** How far before the newest comment seen a poll may start, to join on the "complete up to" time (see SessionTracker.poll). */
 export const CLAIM_CATCH_UP_MS = 10_000;
+/** Longest a first start waits for the host's next second to claim past its newest comment (see SessionTracker.claimPastNewest). */
+export const CLAIM_WAIT_MAX_MS = 2_500;
 
 /**
  * One watched session issue: its live projection, its dashboard writer, its
@@ -361,6 +363,7 @@ export class SessionTracker implements TrackerContext {
       } finally {
         this.commandBaselineBeforeMs = null;
       }
+      await this.claimPastNewest();
       return "forgejo";
     }
     await readHistory(this);
@@ -371,6 +374,25 @@ export class SessionTracker implements TrackerContext {
     this.upkeep.lateCarryDue = true;
     this.afterChange();
     return "store";
+  }
+
+  /**
+   * After the first read from Forgejo: when the newest comment was stamped in the second the read was
+   * sent (saves right before the bot started), the claim cannot cover that second, and every cold
+   * reader of the first index would list it again. So wait for the host's next second (our estimate of
+   * its clock lags it by up to a second and the round trip: at most
+   * CLAIM_WAIT_MAX_MS) and poll once: the first index then says it is complete past it.
+   */
+  private async claimPastNewest(): Promise<void> {
+    const newest = Math.floor(this.pollFromMs / 1000) * 1000;
+    if (newest === 0 || this.claimMs > newest) return;
+    const deadline = systemMs() + CLAIM_WAIT_MAX_MS;
+    // Checked again after each wait: an answer meanwhile may have set the estimate lower (Date is whole seconds).
+    for (let waitMs = newest + 1000 - (systemMs() + this.o.api.serverClockOffsetMs); waitMs > 0; waitMs = newest + 1000 - (systemMs() + this.o.api.serverClockOffsetMs)) {
+      if (systemMs() + waitMs > deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+    await this.poll();
   }
 
   /** Full re-read: the only way to notice deletions without webhooks. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
+import { startBot } from "../../src/app/start-bot.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
@@ -107,5 +108,29 @@ describe("the resume index's complete-up-to time", () => {
     // The next full read (the reconcile) claims again.
     await tracker?.reconcile();
     expect(tracker?.completeBeforeMs).toBe(t);
+  });
+
+  it("a first start whose read falls in the second of the newest save waits for the next second, so its index covers it", async () => {
+    w = await botWorld({ resumeIndexInlineMaxBytes: 0 }, { webhook: false });
+    const world = w;
+    // The forge's clock runs at real speed from a whole second: the saves and the new bot's first read
+    // fall in that second unless the machine is slow (then the claim covers it without waiting).
+    const base = Math.floor(Date.now() / 1000) * 1000 + 120_000;
+    const realStart = Date.now();
+    world.forge.admin.setClock(() => base + (Date.now() - realStart));
+    for (let i = 1; i <= 3; i++)
+      await new SessionStore({ api: world.api(world.agentToken), repo: world.repo, issue: world.issue, selfLogin: "agent" }).save({
+        agent: "implementation-worker",
+        session: "s1",
+        phase: "subtask_1_complete",
+        data: { i },
+      });
+    const newest = Math.max(...(await world.api(world.agentToken).listComments(world.repo, world.issue)).map((c) => Date.parse(c.updatedAt)));
+    const bot = await startBot({ ...world.config, storeFile: ":memory:", port: 0 }, { logger: world.logger });
+    try {
+      expect(bot.tracker(world.repo, world.issue)?.completeBeforeMs).toBeGreaterThan(Math.floor(newest / 1000) * 1000);
+    } finally {
+      await bot.stop();
+    }
   });
 });
