@@ -1,0 +1,60 @@
+import type { ControlAction } from "../../protocol/index.ts";
+
+export interface SlashCommand {
+  action: ControlAction;
+  agent: string;
+  session: string;
+  /** rewind: a comment id or a checkpoint `Id:`. */
+  target?: string;
+  /** The command line as written (for replies). */
+  line: string;
+}
+
+export type SlashParse = SlashCommand | { error: string; line: string };
+
+const ACTIONS: Record<string, ControlAction> = { pause: "pause", resume: "unpause", unpause: "unpause", rewind: "rewind", release: "release", hide: "hide" };
+
+/** Split on spaces, keeping "double quoted words" together. */
+function words(s: string): string[] {
+  return [...s.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] as string)));
+}
+
+/**
+ * `/checkpost <verb> <agent> <session> [checkpoint]` lines of a comment (one
+ * command per line, at the start of the line, outside code fences). Verbs:
+ * pause, resume (= unpause), rewind (needs a checkpoint: comment id or Id),
+ * release, hide. Pure.
+ *
+ * @example parseSlashCommands('/checkpost pause implementation-worker "sess 42"')
+ */
+export function parseSlashCommands(body: string): SlashParse[] {
+  const out: SlashParse[] = [];
+  let fenced = false;
+  for (const raw of body.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith("```")) fenced = !fenced;
+    if (fenced || !/^\/checkpost(\s|$)/.test(line)) continue;
+    if (out.length >= 10) break; // a comment is not a batch job
+    const w = words(line.slice("/checkpost".length));
+    const [verb, agent, session, target, ...rest] = w;
+    const action = verb ? ACTIONS[verb.toLowerCase()] : undefined;
+    if (!action) {
+      out.push({ error: `unknown command "${verb ?? ""}": use pause, resume, rewind, release or hide`, line });
+      continue;
+    }
+    if (!agent || !session) {
+      out.push({ error: `usage: /checkpost ${verb} <agent> <session>${action === "rewind" ? " <checkpoint>" : ""}`, line });
+      continue;
+    }
+    if (action === "rewind" && !target) {
+      out.push({ error: "usage: /checkpost rewind <agent> <session> <checkpoint> (a comment id or a checkpoint Id from the dashboard)", line });
+      continue;
+    }
+    if ((action !== "rewind" && target !== undefined) || rest.length) {
+      out.push({ error: `too many words: quote names with spaces ("like this")`, line });
+      continue;
+    }
+    out.push({ action, agent, session, ...(target !== undefined ? { target } : {}), line });
+  }
+  return out;
+}

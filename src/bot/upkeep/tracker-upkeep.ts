@@ -1,0 +1,173 @@
+import { compactHealth } from "../../compaction/compact-health.ts";
+import type { CompactionResult } from "../../compaction/compact-health.ts";
+import { supersededHealthSelector } from "../../compaction/select-superseded-health.ts";
+import type { CommentRecord } from "../../projection/index.ts";
+import type { IssueMeta } from "../../bot-state/index.ts";
+import { carryLateSaves, rollOverIfDue } from "./issue-rollover.ts";
+import { STORE_PAGE } from "../ingest/stored-comments.ts";
+import type { TrackerContext } from "../tracker-context.ts";
+
+/** The writer's upkeep of one issue: rollover, carrying late saves from the closed predecessor, health compaction. */
+export class TrackerUpkeep {
+  private maintaining: Promise<void> | null = null;
+  private maintainAgain = false;
+  private lastCompactionAt = 0;
+  private saidArchivesOff = false;
+  /** Set on start and reconcile: the writer's next upkeep checks the closed predecessor for late saves. */
+  lateCarryDue = false;
+  /** Once rolled over: this issue's state at its last carry into the open head (see rollOverIfDue). */
+  private readonly lateCarry: { checkedAt: string | null } = { checkedAt: null };
+  /** Per closed predecessor, who held its lease when the late carry last found it held (logged once per holder). */
+  private readonly lateCarryHeldBy = new Map<number, string | null>();
+  /** Set by the tracker's stop: no upkeep runs after it. */
+  stopped = false;
+  /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
+  meta: IssueMeta = {};
+
+  constructor(private readonly t: TrackerContext) {}
+
+  /** Rollover (and carrying saves that raced it), after changes, by the writer only; one run at a time. */
+  schedule(): void {
+    if (this.maintaining) {
+      this.maintainAgain = true;
+      return;
+    }
+    this.maintaining = new Promise<void>((r) => setImmediate(r))
+      .then(() => this.maintain())
+      .catch((e: unknown) => this.t.o.logger.warn({ err: e, issue: this.t.key }, "rollover failed; will try again on the next change"))
+      .finally(() => {
+        this.maintaining = null;
+        if (this.maintainAgain) {
+          this.maintainAgain = false;
+          this.schedule();
+        }
+      });
+  }
+
+  /** The upkeep running or queued last: runs never overlap. */
+  private queue: Promise<void> = Promise.resolve();
+
+  /**
+   * Run the writer's upkeep: rollover (and carrying), then health compaction when due. After the run
+   * already going, never beside it: the timer and a change both call this, and two overlapping runs
+   * each found no successor and rolled the issue over twice (two open heads, the fleet suite's
+   * schedule 10).
+   */
+  maintain(): Promise<void> {
+    const run = this.queue.then(() => this.maintainNow());
+    // The caller gets the run's error; the queue only keeps the order.
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async maintainNow(): Promise<void> {
+    const { o, projection } = this.t;
+    const fence = o.lease.current();
+    if (!fence || this.stopped) return;
+    await rollOverIfDue(
+      {
+        ...o.rollover,
+        api: o.api,
+        store: o.store,
+        repo: o.repo,
+        issue: o.issue,
+        logger: o.logger,
+        selfLogin: o.selfLogin,
+        ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
+        policy: o.policy,
+        lateCarry: this.lateCarry,
+      },
+      fence,
+      projection.snapshot(),
+    );
+    if (this.lateCarryDue && this.meta.predecessor !== undefined) {
+      this.lateCarryDue = false;
+      await carryLateSaves({
+        api: o.api,
+        store: o.store,
+        repo: o.repo,
+        issue: o.issue,
+        policy: o.policy,
+        selfLogin: o.selfLogin,
+        logger: o.logger,
+        entries: projection.snapshot().entries,
+        heldBy: this.lateCarryHeldBy,
+        ...(o.readWindowSize ? { readWindowSize: o.readWindowSize } : {}),
+      }).catch((e: unknown) => {
+        this.lateCarryDue = true;
+        o.logger.warn({ err: e, issue: this.t.key }, "checking the closed predecessor for late saves failed; will try again");
+      });
+    }
+    const { retentionMs, intervalMs } = o.compaction;
+    if (retentionMs > 0 && this.t.now().getTime() - this.lastCompactionAt >= intervalMs) await this.compact();
+    await this.refreshMeta();
+  }
+
+  /** Resolves when scheduled upkeep (rollover, carrying) is done. */
+  async maintained(): Promise<void> {
+    while (this.maintaining) await this.maintaining;
+  }
+
+  async refreshMeta(): Promise<void> {
+    const meta = await this.t.o.store.issueMeta(this.t.storeKey);
+    if (JSON.stringify(meta) !== JSON.stringify(this.meta)) {
+      this.meta = meta;
+      this.t.dashboard.markDirty();
+    }
+  }
+
+  /**
+   * Archive and delete this issue's superseded health signals older than the
+   * retention (writer only). `dryRun` reports what would go and changes nothing.
+   */
+  async compact(opts: { dryRun?: boolean } = {}): Promise<CompactionResult | null> {
+    const { o, storeKey } = this.t;
+    const fence = o.lease.current();
+    if (!fence) return null;
+    // Nowhere to archive on this host: compaction is off, said once (ArchivesOffError says it to the CLI).
+    if (!o.api.capabilities.attachments) {
+      if (!this.saidArchivesOff) o.logger.info({ issue: this.t.key }, "the issue host has no attachment API: health compaction, which archives before it deletes, is off");
+      this.saidArchivesOff = true;
+      return null;
+    }
+    this.lastCompactionAt = this.t.now().getTime();
+    // Page by page into a bounded projection: never every stored body at once.
+    const selector = supersededHealthSelector(o.policy, this.t.now().getTime(), o.compaction.retentionMs);
+    for (let afterId = 0; ; ) {
+      const page = await o.store.comments(storeKey, { afterId, limit: STORE_PAGE });
+      const records: CommentRecord[] = [];
+      for (const c of page)
+        if (c.body !== null && !c.deleted) records.push({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt, ...(c.htmlUrl ? { htmlUrl: c.htmlUrl } : {}) });
+      selector.add(records);
+      const last = page[page.length - 1];
+      if (!last || page.length < STORE_PAGE) break;
+      afterId = last.id;
+    }
+    const selected = selector.selected();
+    if (!selected.length) return { selected: 0, deleted: 0, archive: null, dryRun: Boolean(opts.dryRun) };
+    await o.store.checkFence(fence);
+    const result = await compactHealth({
+      api: o.api,
+      repo: o.repo,
+      issue: o.issue,
+      selected,
+      dryRun: Boolean(opts.dryRun),
+      now: this.t.now,
+      ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
+    });
+    if (!result.dryRun) {
+      const prev = (await o.store.issueMeta(storeKey)).compaction;
+      await o.store.updateIssueMeta(fence, storeKey, {
+        compaction: {
+          deleted: (prev?.deleted ?? 0) + result.deleted,
+          archived: (prev?.archived ?? 0) + result.selected,
+          ...(result.archive ? { archiveUrl: result.archive.url } : prev?.archiveUrl ? { archiveUrl: prev.archiveUrl } : {}),
+          lastRunAt: this.t.now().toISOString(),
+        },
+      });
+      o.logger.info({ issue: this.t.key, deleted: result.deleted, archive: result.archive?.name }, "compacted superseded health signals");
+      await this.refreshMeta();
+    }
+    return result;
+  }
+}
