@@ -19,12 +19,16 @@ export interface BotChild {
 
 let compiled = false;
 
-export async function forkBot(): Promise<BotChild> {
+/** Compile the bench's child processes (the bot, the warm-resume client) to dist-bench/, once per run. */
+export function compileBenchProcesses(): void {
+  if (compiled) return;
   const root = fileURLToPath(new URL("..", import.meta.url));
-  if (!compiled) {
-    execFileSync(process.execPath, [fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)), "-p", "tsconfig.bench-bot.json"], { cwd: root, stdio: "inherit" });
-    compiled = true;
-  }
+  execFileSync(process.execPath, [fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)), "-p", "tsconfig.bench-bot.json"], { cwd: root, stdio: "inherit" });
+  compiled = true;
+}
+
+export async function forkBot(): Promise<BotChild> {
+  compileBenchProcesses();
   const child: ChildProcess = fork(fileURLToPath(new URL("../dist-bench/bench/bot-process.js", import.meta.url)), [], {
     // --optimize-for-size as in `npm start`: V8 grows the heap less eagerly (RSS at 50k: ~340 → ~190 MiB).
     execArgv: ["--expose-gc", "--optimize-for-size", ...(process.env["BENCH_BOT_NODE_OPTIONS"]?.split(" ").filter(Boolean) ?? [])],

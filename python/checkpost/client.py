@@ -651,8 +651,11 @@ class Client:
         watermark_ms = parse_time_ms(index["watermarkUpdatedAt"])
         if watermark_ms > parse_time_ms(written_at):
             return full()
-        # From the index comment: the comments listed with it must reach back to the watermark, or the tail has a hole.
-        if listed is not None and listed[1] > watermark_ms:
+        # The tail starts at the watermark, or later at the index's "complete up to" time (the watermark's
+        # own second is then not listed again).
+        tail_since_ms = RI.tail_since_ms(index, written_at)
+        # From the index comment: the comments listed with it must reach back to the tail's start, or the tail has a hole.
+        if listed is not None and listed[1] > tail_since_ms:
             return full()
         if (index.get("legacyWriters") or "fence") != policy.legacy_writers:
             return full()
@@ -662,8 +665,8 @@ class Client:
         at_ms: Optional[int] = None
         if entry is not None and entry.get("at") is not None:
             at_ms = parse_time_ms(entry["at"])
-        one_read = at_ms is not None and entry is not None and (index["watermark"] - entry["commentId"] <= ONE_READ_MAX_ID_GAP or at_ms // 1000 >= watermark_ms // 1000)
-        since_ms = min(watermark_ms, at_ms) if one_read and at_ms is not None else watermark_ms
+        one_read = at_ms is not None and entry is not None and (index["watermark"] - entry["commentId"] <= ONE_READ_MAX_ID_GAP or at_ms // 1000 >= tail_since_ms // 1000)
+        since_ms = min(tail_since_ms, at_ms) if one_read and at_ms is not None else tail_since_ms
         # Not recent: the pointed comment is fetched beside the tail (same round trip). The index comment
         # came with its tail already: what that lacks is fetched by id below.
         pointed_fetch = _in_thread(lambda: self._comment_or_none(entry["commentId"])) if entry is not None and not one_read and listed is None else None
@@ -715,10 +718,10 @@ class Client:
             rewound_to = ((result.get("directive") or {}).get("to") or {}).get("commentId")
             if cp["commentId"] != entry["commentId"] and cp["commentId"] != rewound_to and cp.get("epoch") is not None and cp["epoch"] < entry["maxEpoch"]:
                 return full()
-        # For the cache: next time, the tail from this index's watermark (its comment is updated no earlier).
+        # For the cache: next time, the tail from where this index's starts (its comment is updated no earlier).
         ref = hint if hint is not None else (RI.extract_resume_index_ref(RI.index_source(meta)) if listed is not None else None)
         if ref is not None:
-            result["indexRef"] = {"comment": ref["comment"], "since": index["watermarkUpdatedAt"]}
+            result["indexRef"] = {"comment": ref["comment"], "since": index["watermarkUpdatedAt"] if tail_since_ms == watermark_ms else index["completeBefore"]}
         return result
 
     def _located_by_hint(

@@ -118,7 +118,20 @@ def _valid_entry(e: Any) -> bool:
     return True
 
 
-_INDEX_KEYS = ("v", "watermark", "watermarkUpdatedAt", "entries", "complete", "legacyWriters", "sig")
+_INDEX_KEYS = ("v", "watermark", "watermarkUpdatedAt", "completeBefore", "entries", "complete", "legacyWriters", "sig")
+
+
+def tail_since_ms(index: Dict[str, Any], written_at: str) -> int:
+    """Where a cold reader lists the tail from (ms): the watermark's time, or the index's "complete up to"
+    time (`completeBefore`: the bot had read every comment updated before it) when later and not after
+    `written_at` (the bot writes the index after the read it claims). resumeIndexTailSinceMs in TypeScript."""
+    watermark_ms = parse_time_ms(index["watermarkUpdatedAt"])
+    claim = index.get("completeBefore")
+    if isinstance(claim, str):
+        claim_ms = parse_time_ms(claim)
+        if claim_ms > watermark_ms and claim_ms <= parse_time_ms(written_at):
+            return claim_ms
+    return watermark_ms
 
 
 def extract_resume_index(body: Optional[str], signing: Optional[Dict[str, str]] = None) -> Optional[Dict[str, Any]]:
@@ -180,6 +193,8 @@ def _index_in(section: str, signing: Optional[Dict[str, str]]) -> Optional[Dict[
     if not isinstance(raw, dict) or raw.get("v") != 1 or not _is_int(raw.get("watermark"), 0):
         return None
     if "watermarkUpdatedAt" in raw and not _is_time(raw["watermarkUpdatedAt"]):
+        return None
+    if "completeBefore" in raw and not (isinstance(raw["completeBefore"], str) and len(raw["completeBefore"]) <= 40 and _is_time(raw["completeBefore"])):
         return None
     entries = raw.get("entries")
     if not isinstance(entries, list) or len(entries) > MAX_RESUME_INDEX_ENTRIES:

@@ -98,10 +98,13 @@ def cp(phase: str, seq: int, epoch: int = 1, session: str = "s1", key: Optional[
     return P.format_checkpoint(W, session, phase, c["timestamp"], c["data"], c["id"], seq, epoch, sig)
 
 
-def index_of(f: FakeForge, issue: int, entries: List[Dict[str, Any]], key: Optional[str]) -> str:
-    """The index the bot writes (watermark: the newest comment, at its update time)."""
+def index_of(f: FakeForge, issue: int, entries: List[Dict[str, Any]], key: Optional[str], complete_before: Optional[str] = None) -> str:
+    """The index the bot writes (watermark: the newest comment, at its update time; `complete_before`: its "complete up to" time)."""
     newest = max(f.comments, key=lambda c: c["id"])
-    ix: Dict[str, Any] = {"v": 1, "watermark": newest["id"], "watermarkUpdatedAt": iso_ms(parse_time_ms(newest["updated_at"])), "entries": entries, "complete": True}
+    ix: Dict[str, Any] = {"v": 1, "watermark": newest["id"], "watermarkUpdatedAt": iso_ms(parse_time_ms(newest["updated_at"]))}
+    if complete_before is not None:
+        ix["completeBefore"] = complete_before
+    ix.update({"entries": entries, "complete": True})
     if key:
         ix["sig"] = RI.sign_resume_index(ix, key, RI.resume_index_scope("o", "r", issue))
     return RI.RESUME_INDEX_OPEN + json.dumps(ix, separators=(",", ":")) + RI.RESUME_INDEX_CLOSE
@@ -307,6 +310,54 @@ class WarmIndexComment(IndexComment):
                 r = self.warm(f, cache, key).resume(W, "s1")
                 self.assertEqual((r["via"], r["checkpoint"]["commentId"]), ("index", w["old"]["id"]))
                 self.assertEqual(f.calls, ["GET comments since", "GET comment"])
+
+    def test_the_tail_starts_at_the_complete_up_to_time(self) -> None:
+        # Issue 32: the bot had read every comment updated before `completeBefore`, so the remembered `since`
+        # is that time, and the watermark's own second (comments the index covers) is not listed again.
+        import tempfile
+
+        for key in (KEY, None):
+            with self.subTest(key=key), tempfile.TemporaryDirectory() as cache:
+                f = FakeForge()
+                f.issue(7)
+                new = f.comment(7, cp("commit_complete", 2, key=key))
+                for i in range(3):
+                    f.comment(7, "chatter %d" % i)
+                claim = f.tick(2)
+                body = index_of(f, 7, [entry(new, 2)], key, complete_before=claim)
+                wm = json.loads(body[len(RI.RESUME_INDEX_OPEN) : -len(RI.RESUME_INDEX_CLOSE)])["watermarkUpdatedAt"]
+                holder = f.comment(7, "_checkpost resume index_\n\n" + body, login="bot")
+                with_ref(f, 7, holder, wm)
+                first = self.warm(f, cache, key)
+                r = first.resume(W, "s1")
+                self.assertEqual((r["via"], r["phase"]), ("index", "commit_complete"))
+                self.assertEqual((first._index_ref(7) or {}).get("since"), claim)
+                f.request_count, f.calls = 0, []
+                r = self.warm(f, cache, key).resume(W, "s1")
+                self.assertEqual((r["via"], r["phase"]), ("index", "commit_complete"))
+                self.assertEqual(f.calls, ["GET comments since", "GET comment"])
+                self.assertEqual([c["id"] for c in f.list_comments("o", "r", 7, since=claim)], [holder["id"]])
+                # A checkpoint after the claim is in the tail.
+                newer = f.comment(7, cp("pr_created", 3, key=key))
+                r = self.warm(f, cache, key).resume(W, "s1")
+                self.assertEqual((r["via"], r["checkpoint"]["commentId"]), ("index", newer["id"]))
+
+    def test_a_complete_up_to_time_after_the_index_was_written_is_ignored(self) -> None:
+        # The bot writes the index after the read it claims: a later claim is not the bot's (a writer's edit).
+        f = FakeForge()
+        f.issue(7)
+        new = f.comment(7, cp("commit_complete", 2, key=None))
+        later = iso_ms(f.clock + 3_600_000)
+        body = index_of(f, 7, [entry(new, 2)], None, complete_before=later)
+        wm = json.loads(body[len(RI.RESUME_INDEX_OPEN) : -len(RI.RESUME_INDEX_CLOSE)])["watermarkUpdatedAt"]
+        holder = f.comment(7, "_checkpost resume index_\n\n" + body, login="bot")
+        with_ref(f, 7, holder, wm)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as cache:
+            c = self.warm(f, cache, None)
+            self.assertEqual(c.resume(W, "s1")["via"], "index")
+            self.assertEqual((c._index_ref(7) or {}).get("since"), wm)
 
     def test_a_stale_or_forged_remembered_comment_or_a_rollover_means_the_usual_read(self) -> None:
         import tempfile

@@ -21,6 +21,7 @@ import type { RolloverDeps } from "./upkeep/issue-rollover.ts";
 import { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 import { HOT_RECORDS, SessionTracker } from "./session-tracker.ts";
 import { OwnComments } from "./tracker-ports.ts";
+import type { ReadClaim } from "./tracker-ports.ts";
 
 /** Everything a tracker is made from: only the factory below sees all of it. */
 export interface TrackerOptions {
@@ -71,6 +72,7 @@ export function createSessionTracker(o: TrackerOptions): SessionTracker {
   const key = `${o.repo.owner}/${o.repo.repo}#${o.issue}`;
   const projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
   const ownComments = new OwnComments();
+  const claim: ReadClaim = { ms: 0 };
   const names = { repo: o.repo, issue: o.issue, storeKey, key };
   // The writer and the parts that mark it are made in this order; the arrows that run back (the body
   // watch, the meta cell) are closures over parts made below, called only once everything exists.
@@ -85,6 +87,7 @@ export function createSessionTracker(o: TrackerOptions): SessionTracker {
     ...(o.dashboard ? { dashboard: o.dashboard } : {}),
     rolloverAt: o.rollover.rolloverAt,
     healthRetentionMs: o.compaction.retentionMs,
+    claim,
   });
   const dashboard: DashboardWriter = new DashboardWriter({
     mayWrite: () => o.lease.holds(),
@@ -175,6 +178,6 @@ export function createSessionTracker(o: TrackerOptions): SessionTracker {
       ...(o.readWindowSize ? { readWindowSize: o.readWindowSize } : {}),
       track: o.rollover.track,
     },
-    { projection, dashboard, controls, body: bodyWatch, meta, upkeep, alerts, entries, ownComments },
+    { projection, dashboard, controls, body: bodyWatch, meta, upkeep, alerts, entries, ownComments, claim },
   );
 }

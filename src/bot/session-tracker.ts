@@ -16,7 +16,8 @@ import { forEachStored, readHistory } from "./ingest/stored-comments.ts";
 import type { IssueMetaCell } from "./upkeep/issue-meta.ts";
 import type { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 import type { IssueLease } from "./replicas/issue-lease.ts";
-import type { OwnComments, WatchedIssue } from "./tracker-ports.ts";
+import type { OwnComments, ReadClaim, WatchedIssue } from "./tracker-ports.ts";
+import { systemMs } from "../clock.ts";
 
 /**
  * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
@@ -30,6 +31,10 @@ export const HOT_RECORDS = 16;
  * older ones are history: claimed as seen, never run.
  */
 export const COMMAND_GRACE_MS = 10 * 60_000;
+/** How far before the newest comment seen a poll may start, to join on the "complete up to" time (see SessionTracker.poll). */
+export const CLAIM_CATCH_UP_MS = 10_000;
+/** Longest a first start waits for the host's next second to claim past its newest comment (see SessionTracker.claimPastNewest). */
+export const CLAIM_WAIT_MAX_MS = 2_500;
 
 /** What the tracker itself uses: the issue on its host and in the store, its lease, and the registry's track. */
 export interface TrackerPorts {
@@ -66,6 +71,8 @@ export interface TrackerParts {
   entries: EntryPersistence;
   /** The bot's own comments posted by a part, to fold at once. */
   ownComments: OwnComments;
+  /** "Complete up to", moved by this tracker's reads, read by the dashboard section. */
+  claim: ReadClaim;
 }
 
 /**
@@ -90,6 +97,13 @@ export class SessionTracker implements WatchedIssue {
   readonly controls: ControlDesk;
   /** Newest `updated_at` seen (ms), for the next incremental poll. */
   private pollFromMs = 0;
+  /** See ReadClaim: shared with the dashboard section, which writes it into the resume index. */
+  private readonly claim: ReadClaim;
+
+  /** See ReadClaim (0: no claim). */
+  get completeBeforeMs(): number {
+    return this.claim.ms;
+  }
   readonly now: () => Date;
   readonly repo: RepoRef;
   readonly issue: number;
@@ -116,6 +130,7 @@ export class SessionTracker implements WatchedIssue {
     this.alerts = parts.alerts;
     this.entries = parts.entries;
     this.upkeep = parts.upkeep;
+    this.claim = parts.claim;
     this.now = o.now;
     this.repo = o.repo;
     this.issue = o.issue;
@@ -224,14 +239,43 @@ export class SessionTracker implements WatchedIssue {
       } finally {
         this.commandBaselineBeforeMs = null;
       }
+      await this.claimPastNewest();
       return "forgejo";
     }
     await readHistory(this.history);
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
+    // The restart takes the store as complete before its watermark's second (it reads only since then), as the index's watermark does.
+    this.claim.ms = watermark.updatedAtSecond * 1000;
     await this.poll();
     this.upkeep.lateCarryDue = true;
     this.afterChange();
     return "store";
+  }
+
+  /**
+   * After the first read from the host: when the newest comment was stamped in the second the read was
+   * sent (saves right before the bot started), the claim cannot cover that second, and every cold
+   * reader of the first index would list it again. So wait for the host's next second (our estimate of
+   * its clock lags it by up to a second and the round trip: at most CLAIM_WAIT_MAX_MS) and poll once:
+   * the first index then says it is complete past it.
+   */
+  private async claimPastNewest(): Promise<void> {
+    const newest = Math.floor(this.pollFromMs / 1000) * 1000;
+    if (newest === 0 || this.claim.ms > newest) return;
+    const deadline = systemMs() + CLAIM_WAIT_MAX_MS;
+    const hostNow = () => systemMs() + this.o.api.serverClockOffsetMs;
+    // Checked again after each wait: an answer meanwhile may have set the estimate lower (Date is whole seconds).
+    for (let waitMs = newest + 1000 - hostNow(); waitMs > 0; waitMs = newest + 1000 - hostNow()) {
+      if (systemMs() + waitMs > deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+    await this.poll();
+  }
+
+  /** A read sent at host time `sentAtMs` listed every comment updated since `fromMs` (0: all): extend the claim when it joins on. */
+  private noteCompleteRead(fromMs: number, sentAtMs: number): void {
+    if (Math.floor(fromMs / 1000) * 1000 > this.claim.ms) return; // a gap between the claim and this read
+    this.claim.ms = Math.max(this.claim.ms, Math.floor(sentAtMs / 1000) * 1000);
   }
 
   /** Full re-read: the only way to notice deletions without webhooks. */
@@ -245,7 +289,7 @@ export class SessionTracker implements WatchedIssue {
     const listed = new Set<number>();
     let changed = false;
     let folding = Promise.resolve();
-    await forEachCommentBatch(
+    const sentAtMs = await forEachCommentBatch(
       this.o.api,
       this.o.repo,
       this.o.issue,
@@ -261,6 +305,8 @@ export class SessionTracker implements WatchedIssue {
       this.o.readWindowSize ? { windowSize: this.o.readWindowSize } : {},
     );
     await folding;
+    // Every comment is now folded (the last request listed up to when it was sent).
+    this.noteCompleteRead(0, sentAtMs);
     const gone: CommentEvent[] = [];
     await forEachStored(
       this.o,
@@ -286,8 +332,15 @@ export class SessionTracker implements WatchedIssue {
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
-    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: this.pollFromMs });
+    // From the claim when it is a little older (a comment stamped in the last read's own second, after it was
+    // sent, left a gap): a few seconds read again, so the claim keeps up; never far back (webhooks move pollFromMs).
+    const c = this.claim.ms;
+    const fromMs = c > 0 && c < this.pollFromMs && this.pollFromMs - c <= CLAIM_CATCH_UP_MS ? c : this.pollFromMs;
+    // The host's time when the read is sent, a lower bound (see forEachCommentBatch); only once its clock is known.
+    const sentAtMs = this.o.api.requestCount > 0 ? systemMs() + this.o.api.serverClockOffsetMs : Number.NaN;
+    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: fromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
+    if (!Number.isNaN(sentAtMs)) this.noteCompleteRead(fromMs, sentAtMs);
     await this.pollBody();
     return changed;
   }

@@ -56,3 +56,12 @@ export class OwnComments {
     this.listener?.(c);
   }
 }
+
+/**
+ * "Complete up to" (ms, whole seconds; 0: no claim): every comment updated before it was listed by a
+ * read of this process, so it is in the projection. The tracker moves it; the dashboard section writes it
+ * into the resume index, and cold readers list the tail from it (issue 32).
+ */
+export interface ReadClaim {
+  ms: number;
+}

@@ -33,12 +33,12 @@ export function extractResumeIndexFromComment(body: string | null | undefined, o
 }
 
 /**
- * What a resume index says bar its watermark and signature, as a string to compare (the writer's
- * `content`, see renderResumeIndex). Two indexes with the same content point every agent session
- * to the same comments.
+ * What a resume index says bar its watermark, its "complete up to" time and signature, as a string to
+ * compare (the writer's `content`, see renderResumeIndex). Two indexes with the same content point every
+ * agent session to the same comments (an older claim only makes readers list a longer tail).
  */
 export function resumeIndexContent(index: Readonly<Record<string, unknown>>): string {
-  const { watermark: _w, watermarkUpdatedAt: _u, sig: _s, ...rest } = index;
+  const { watermark: _w, watermarkUpdatedAt: _u, completeBefore: _c, sig: _s, ...rest } = index;
   return JSON.stringify(rest);
 }
 

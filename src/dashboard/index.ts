@@ -8,7 +8,7 @@ export { findDashboardSections } from "./find-dashboard-sections.ts";
 export type { DashboardSpan } from "./find-dashboard-sections.ts";
 export { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef, resumeIndexCommentContent, resumeIndexContent } from "./extract-resume-index.ts";
 export type { ResumeIndexRef } from "./extract-resume-index.ts";
-export { ResumeIndexSchema, ResumeIndexEntrySchema, MAX_RESUME_INDEX_ENTRIES, buildResumeIndex, formatResumeIndex, resumeIndexScope, signResumeIndex } from "./resume-index.ts";
+export { ResumeIndexSchema, ResumeIndexEntrySchema, MAX_RESUME_INDEX_ENTRIES, buildResumeIndex, formatResumeIndex, resumeIndexScope, resumeIndexTailSinceMs, signResumeIndex } from "./resume-index.ts";
 export type { ResumeIndex, ResumeIndexEntry, ResumeIndexSigning } from "./resume-index.ts";
 export { escapeMarkdown, safeUrl } from "./escape-markdown.ts";
 export { formatAge } from "./format-age.ts";

@@ -52,6 +52,8 @@ export interface RenderDashboardOptions {
   resumeIndexSigning?: ResumeIndexSigning;
   /** The projection's CHECKPOST_LEGACY_WRITERS, recorded in the resume index (a reader with another policy reads everything). */
   legacyWriters?: LegacyWriters;
+  /** The writer had read every comment updated before this time (ms): the index's "complete up to" time (`completeBefore`). */
+  completeBeforeMs?: number;
   /**
    * The index lives in a comment of the issue (see DashboardWriter): write this pointer to it
    * instead of the index itself, so the body does not grow with the number of agents (null: no index at all).
@@ -268,8 +270,11 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
 /** The resume index of a snapshot as its one HTML-comment line (signed when asked), the time a reader lists the tail from, and what it says bar the watermark. */
 export function renderResumeIndex(
   snapshot: ProjectionSnapshot,
-  opts: Pick<RenderDashboardOptions, "legacyWriters" | "resumeIndexSigning"> = {},
+  opts: Pick<RenderDashboardOptions, "legacyWriters" | "resumeIndexSigning" | "completeBeforeMs"> = {},
 ): { text: string; since: string | null; content: string } {
-  const index = buildResumeIndex(snapshot, opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {});
+  const index = buildResumeIndex(snapshot, {
+    ...(opts.legacyWriters ? { legacyWriters: opts.legacyWriters } : {}),
+    ...(opts.completeBeforeMs !== undefined ? { completeBeforeMs: opts.completeBeforeMs } : {}),
+  });
   return { text: formatResumeIndex(index, opts.resumeIndexSigning), since: index.watermarkUpdatedAt ?? null, content: resumeIndexContent(index) };
 }

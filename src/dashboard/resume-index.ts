@@ -78,6 +78,17 @@ export const ResumeIndexSchema = lazySchema(() =>
       .string()
       .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
       .optional(),
+    /**
+     * "Complete up to": the bot had read every comment updated before this time (a whole second) when it
+     * wrote the index, so a cold reader lists the tail `since` the later of it and the watermark's second
+     * (issue 32: the watermark's own second holds comments the index already covers). Written only when
+     * later than the watermark's second; older readers ignore it and list from the watermark.
+     */
+    completeBefore: z
+      .string()
+      .max(40)
+      .refine((s) => !Number.isNaN(Date.parse(s)), "must be a time")
+      .optional(),
     entries: z.array(builtSchema(ResumeIndexEntrySchema)).max(MAX_RESUME_INDEX_ENTRIES),
     /** Every agent+session with a resume point has an entry (none was left out for size or shape). */
     complete: z.boolean().optional(),
@@ -106,8 +117,11 @@ export function resumeIndexScope(owner: string, repo: string, issue: number): st
 /** Not-used kinds a cold reader judges the same from the comment alone (an edit may be invisible to it: not listed). */
 const LOCALLY_JUDGED = new Set(["zombie", "unsigned", "bad-signature"]);
 
-/** The index of a snapshot: one entry per agent+session that has a resume point, in snapshot order. */
-export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWriters?: LegacyWriters } = {}): ResumeIndex {
+/**
+ * The index of a snapshot: one entry per agent+session that has a resume point, in snapshot order.
+ * `completeBeforeMs`: the writer had read every comment updated before this time (see `completeBefore`).
+ */
+export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWriters?: LegacyWriters; completeBeforeMs?: number } = {}): ResumeIndex {
   let entries: ResumeIndexEntry[] = [];
   let complete = true;
   for (const e of snapshot.entries) {
@@ -144,14 +158,34 @@ export function buildResumeIndex(snapshot: ProjectionSnapshot, opts: { legacyWri
     entries = entries.filter((x) => x.commentId >= cut).slice(0, MAX_RESUME_INDEX_ENTRIES);
     complete = false;
   }
+  const completeBefore = completeBeforeOf(snapshot.watermarkUpdatedAt, opts.completeBeforeMs);
   return {
     v: 1,
     watermark: snapshot.watermark,
     ...(snapshot.watermarkUpdatedAt !== null ? { watermarkUpdatedAt: snapshot.watermarkUpdatedAt } : {}),
+    ...(completeBefore !== null ? { completeBefore } : {}),
     entries,
     complete,
     ...(opts.legacyWriters === "accept" ? { legacyWriters: opts.legacyWriters } : {}),
   };
+}
+
+/** The claim as written: a whole second, only when it says more than the watermark's own second (else null). */
+function completeBeforeOf(watermarkUpdatedAt: string | null, ms: number | undefined): string | null {
+  if (ms === undefined || !Number.isFinite(ms) || watermarkUpdatedAt === null) return null;
+  const second = Math.floor(ms / 1000) * 1000;
+  return second > Math.floor(Date.parse(watermarkUpdatedAt) / 1000) * 1000 ? new Date(second).toISOString() : null;
+}
+
+/**
+ * Where a cold reader lists the tail from (ms): the watermark's time, or the index's "complete up to"
+ * time when later and not after `writtenAt` (when the index's holder was last updated: the bot writes
+ * the index after the read it claims, so a later claim is not the bot's, and is ignored). NaN: no watermark.
+ */
+export function resumeIndexTailSinceMs(index: Pick<ResumeIndex, "watermarkUpdatedAt" | "completeBefore">, writtenAt: string): number {
+  const watermarkMs = index.watermarkUpdatedAt ? Date.parse(index.watermarkUpdatedAt) : Number.NaN;
+  const claimMs = index.completeBefore !== undefined ? Date.parse(index.completeBefore) : Number.NaN;
+  return claimMs > watermarkMs && claimMs <= Date.parse(writtenAt) ? claimMs : watermarkMs;
 }
 
 /** `hmac-sha256=<hex>` over the scope and the index as JSON (without `sig`). */

@@ -93,6 +93,9 @@ export async function startForge(options: ForgeOptions = {}): Promise<ForgeServe
   };
 
   const server = http.createServer((req, res) => {
+    // Forgejo's `Date` and its stored times come from one clock: with a test's clock (setClock) clients
+    // learn the forge's time from its answers, as they do from Forgejo (the resume index's claims rest on it).
+    res.setHeader("Date", new Date(clock()).toUTCString());
     handleRequest(deps, req, res).catch((err: unknown) => {
       logger.error({ err }, "forge request crashed");
       if (!res.headersSent) {

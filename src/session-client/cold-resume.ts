@@ -4,7 +4,7 @@ import { parseComment } from "../protocol/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
 import { DEFAULT_LEGACY_WRITERS, createProjection, joinSignals } from "../projection/index.ts";
 import type { AgentEntry, CommentRecord, ResumeAnswer, TrustPolicy } from "../projection/index.ts";
-import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope } from "../dashboard/index.ts";
+import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, resumeIndexScope, resumeIndexTailSinceMs } from "../dashboard/index.ts";
 import type { ResumeIndex, ResumeIndexEntry, ResumeIndexRef } from "../dashboard/index.ts";
 import { successorNamed } from "../chain/chain-rules.ts";
 import { commentOnIssue } from "./comment-on-issue.ts";
@@ -165,8 +165,11 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   // The bot writes the index after reading up to its watermark, so where it is written (the body, or the index comment) was updated no earlier.
   const watermarkMs = Date.parse(index.watermarkUpdatedAt);
   if (watermarkMs > Date.parse(found.writtenAt)) return full();
-  // From the index comment: the comments listed with it must reach back to the watermark, or the tail has a hole.
-  if (found.listed && found.listed.sinceMs > watermarkMs) return full();
+  // The tail starts at the watermark, or later at the index's "complete up to" time (every comment updated
+  // before it was read when the index was written: the watermark's own second is not listed again).
+  const tailSinceMs = resumeIndexTailSinceMs(index, found.writtenAt);
+  // From the index comment: the comments listed with it must reach back to the tail's start, or the tail has a hole.
+  if (found.listed && found.listed.sinceMs > tailSinceMs) return full();
   // The index was folded under the writer's legacy-writer policy: under another, what it points to may not be the answer.
   if ((index.legacyWriters ?? DEFAULT_LEGACY_WRITERS) !== (policy.legacyWriters ?? DEFAULT_LEGACY_WRITERS)) return full();
   const entry = index.entries.find((e) => e.agent === input.agent && e.session === input.session);
@@ -178,8 +181,8 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   // Reading from earlier than the watermark only adds real comments of this issue: never less safe, only more bytes.
   const atMs = entry?.at !== undefined ? Date.parse(entry.at) : Number.NaN;
   // Recent (few ids below the watermark), or in the watermark's own second (the tail holds it anyway).
-  const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(watermarkMs / 1000));
-  const sinceMs = oneRead ? Math.min(watermarkMs, atMs) : watermarkMs;
+  const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(tailSinceMs / 1000));
+  const sinceMs = oneRead ? Math.min(tailSinceMs, atMs) : tailSinceMs;
   // The index comment came with the tail already: what it lacks is fetched by id below.
   const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listComments(repo, issue, { sinceMs });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
@@ -263,8 +266,10 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     const cp = result.checkpoint;
     if (cp.commentId !== entry.commentId && cp.commentId !== rewoundTo && cp.epoch !== undefined && cp.epoch < entry.maxEpoch) return full();
   }
-  // For the caller's cache: next time, the tail from this index's watermark (the comment is updated no earlier).
-  return found.ref ? { ...result, indexRef: { comment: found.ref.comment, since: index.watermarkUpdatedAt } } : result;
+  // For the caller's cache: next time, the tail from where this index's starts (the comment is updated no earlier).
+  return found.ref
+    ? { ...result, indexRef: { comment: found.ref.comment, since: tailSinceMs === watermarkMs ? index.watermarkUpdatedAt : (index.completeBefore ?? index.watermarkUpdatedAt) } }
+    : result;
 }
 
 /**

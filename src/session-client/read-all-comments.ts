@@ -47,11 +47,20 @@ export async function readAllComments(api: IssueHost, repo: RepoRef, issue: numb
  * A promise returned by `onBatch` holds that reader back until it settles:
  * a caller folding slower than Forgejo answers then holds at most one batch
  * per reader, not every response read so far.
+ *
+ * Resolves to the host's time (ms, a lower bound: our clock plus the offset learnt from the host's
+ * last answer, whose `Date` is whole seconds, rounded down) when the last request was sent, the one
+ * that lists up to now: every comment updated before it was committed by then was listed.
  */
-export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void | Promise<void>, options: ReadAllOptions = {}): Promise<void> {
+export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void | Promise<void>, options: ReadAllOptions = {}): Promise<number> {
   const windowSize = options.windowSize ?? 2000;
   const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
-  if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) return onBatch(await api.listComments(repo, issue));
+  const hostNow = () => (options.now ?? systemMs)() + api.serverClockOffsetMs;
+  if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) {
+    const sentAt = hostNow();
+    await onBatch(await api.listComments(repo, issue));
+    return sentAt;
+  }
 
   const scanStart = Math.floor(((options.now ?? systemMs)() + api.serverClockOffsetMs) / 1000) - 1;
   const from = Math.floor(Date.parse(meta.createdAt) / 1000) - 1;
@@ -71,5 +80,7 @@ export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: 
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));
+  const sentAt = hostNow();
   await onBatch(await api.listComments(repo, issue, { sinceMs: scanStart * 1000 }));
+  return sentAt;
 }

@@ -118,8 +118,11 @@ describe("the bot's durable store", () => {
     const fresh = await startBot({ ...world.config, storeFile: storeFile() }, { logger: world.logger, fetch: recordingFetch(requests) });
     extra.push(fresh);
     const reads = requests.filter((u) => /\/issues\/\d+\/comments$/.test(u.pathname));
-    expect(reads).toHaveLength(1);
+    // One full read; when the comment was stamped in the second that read was sent, one `since` read
+    // more, a second later, so the first resume index can say it is complete past it (issue 32).
     expect(reads[0]?.searchParams.get("since")).toBeNull();
+    expect(reads.slice(1).every((u) => u.searchParams.get("since") !== null)).toBe(true);
+    expect(reads.length).toBeLessThanOrEqual(2);
     expect(fresh.tracker(world.repo, world.issue)?.projection.latest("implementation-worker", "s1")?.phase).toBe("clone_complete");
   });
 

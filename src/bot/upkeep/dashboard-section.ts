@@ -3,6 +3,7 @@ import type { LivenessOptions, Projection, TrustPolicy } from "../../projection/
 import { renderDashboard, renderResumeIndex, resumeIndexScope } from "../../dashboard/index.ts";
 import type { RenderDashboardOptions, ResumeIndexRef } from "../../dashboard/index.ts";
 import type { IssueMetaCell } from "./issue-meta.ts";
+import type { ReadClaim } from "../tracker-ports.ts";
 
 /** What the dashboard's section is rendered from: the projection, the meta cell, the clock and the settings. */
 export interface DashboardSectionDeps {
@@ -19,6 +20,8 @@ export interface DashboardSectionDeps {
   rolloverAt: number;
   /** Health signals kept this long (the retention line). */
   healthRetentionMs: number;
+  /** The tracker's "complete up to" claim, carried by the resume index. */
+  claim?: Readonly<ReadClaim>;
 }
 
 /** What DashboardWriter writes, rendered at write time (its `render` and `resumeIndex.render`). */
@@ -31,9 +34,10 @@ export interface DashboardSection {
 
 export function dashboardSection(d: DashboardSectionDeps): DashboardSection {
   /** Signing and legacy-writer policy of the resume index. */
-  const indexOptions = (): Pick<RenderDashboardOptions, "resumeIndexSigning" | "legacyWriters"> => ({
+  const indexOptions = (): Pick<RenderDashboardOptions, "resumeIndexSigning" | "legacyWriters" | "completeBeforeMs"> => ({
     ...(d.policy.signingKey ? { resumeIndexSigning: { key: d.policy.signingKey, scope: resumeIndexScope(d.repo.owner, d.repo.repo, d.issue) } } : {}),
     ...(d.policy.legacyWriters ? { legacyWriters: d.policy.legacyWriters } : {}),
+    ...(d.claim && d.claim.ms > 0 ? { completeBeforeMs: d.claim.ms } : {}),
   });
   return {
     render: (ref) => {
