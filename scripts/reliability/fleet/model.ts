@@ -40,6 +40,13 @@ interface AgentTruth {
   pending: "rewind" | "release" | null;
 }
 
+/**
+ * How many believed checkpoints (the current one included) the truth keeps as rewind targets. Written
+ * here, not imported, so that the model stays independent of the code it judges; a unit test holds it
+ * equal to the projection's RECENT_CHECKPOINTS.
+ */
+export const RECENT_BELIEVED = 5;
+
 const k = (agent: string, session: string) => JSON.stringify([agent, session]);
 
 export class FleetModel {
@@ -109,14 +116,20 @@ export class FleetModel {
     return this.agents.get(k(agent, session))?.current ?? null;
   }
 
-  /** Up to five believed saves before the current one, newest first (what the dashboard offers to rewind to). */
+  /**
+   * The believed saves before the current one among the last five believed, newest first: what every
+   * reader can still go back to. The bot's fold keeps five believed checkpoints, the newest among them
+   * (RECENT_CHECKPOINTS, src/projection/bounded-history.ts), so a rewind reaches four back, not five: a
+   * sixth-newest target would be a `rejected-control` for the bot while a full cold fold accepted it.
+   * Seed 2031's schedule 91 asked for the fifth one back and the bot rightly refused it.
+   */
   rewindTargets(agent: string, session: string): SaveFact[] {
     const a = this.agents.get(k(agent, session));
     if (!a?.current) return [];
     const cur = a.current.n;
     return a.believed
+      .slice(-RECENT_BELIEVED)
       .filter((s) => s.n < cur)
-      .slice(-5)
       .reverse();
   }
 

@@ -215,6 +215,10 @@ export class ControlDesk {
         if (held) target = held;
         else if (older) {
           if (older.epoch < entry.maxEpoch) {
+            this.o.logger.info(
+              { action: c.action, agent: c.agent, session: c.session, by, target: t, issue: older.issue, epoch: older.epoch, maxEpoch: entry.maxEpoch },
+              "rewind target is from before a take-over; nothing recorded",
+            );
             await this.reply(
               `checkpost: \`${escapeCode(t)}\` is on closed #${older.issue} at epoch ${older.epoch}, from before a take-over (epoch ${entry.maxEpoch} now); a copy would be fenced off, so nothing done. Rewind to a checkpoint listed on the dashboard.`,
             );
@@ -230,6 +234,11 @@ export class ControlDesk {
       }
       if (input.target === undefined) {
         if (!target || target.commentId === entry.latest?.commentId) {
+          // Logged as well as answered: an operator reading the log sees why a person's rewind did nothing.
+          this.o.logger.info(
+            { action: c.action, agent: c.agent, session: c.session, by, target: t, held: (entry.recent ?? []).map((r) => r.commentId) },
+            "rewind target is not an earlier trusted checkpoint the bot holds (its last five); nothing recorded",
+          );
           await this.reply(`checkpost: \`${escapeCode(t)}\` is not one of ${escapeMarkdown(c.agent, 60)}'s earlier trusted checkpoints listed on the dashboard; nothing done.`);
           return this.count(c.action, "invalid");
         }

@@ -1,6 +1,7 @@
 // The mixed-fleet suite's reference model: the rules it encodes, from docs/dashboard.md and docs/reliability.md.
 import { describe, expect, it } from "vitest";
-import { FleetModel } from "../../../scripts/reliability/fleet/model.ts";
+import { FleetModel, RECENT_BELIEVED } from "../../../scripts/reliability/fleet/model.ts";
+import { RECENT_CHECKPOINTS } from "../../../src/projection/projection-snapshot.ts";
 import { scheduleSeed } from "../../../scripts/reliability/fleet/run-fleet.ts";
 
 const A = "implementation-worker";
@@ -39,6 +40,17 @@ describe("fleet reference model", () => {
     expect(m.answer(A, S)).toEqual({ n: 1, phase: "p1", directive: "rewind" });
     expect(m.save(A, S, { n: 5, phase: "p5", epoch: 3 })).toBe(true);
     expect(m.answer(A, S)).toEqual({ n: 5, phase: "p5", directive: null });
+  });
+
+  it("rewind targets: the four believed before the current one, as the bot's fold keeps five (seed 2031, schedule 91)", () => {
+    const m = new FleetModel();
+    for (const n of [1, 2, 3, 4, 5, 6]) m.save(A, S, { n, phase: `p${n}`, epoch: 1 });
+    // Five back (n=1) was offered before, and the bot refused it: its fold no longer holds it.
+    expect(m.rewindTargets(A, S).map((t) => t.n)).toEqual([5, 4, 3, 2]);
+    expect(RECENT_BELIEVED).toBe(RECENT_CHECKPOINTS);
+    // After a rewind, only the believed older than the target and still within the window are offered.
+    m.rewind(A, S, { n: 3, phase: "p3", epoch: 1 });
+    expect(m.rewindTargets(A, S).map((t) => t.n)).toEqual([2]);
   });
 
   it("release raises the fence and keeps the resume point; pause is reported first and stays until unpaused", () => {
