@@ -17,7 +17,6 @@ const OVER_ALLOWED: readonly { file: string; lines: number; why: string }[] = [
   { file: "src/bot/dashboard-writer.ts", lines: 332, why: "the control desk's issue owns it this round (ORDER.md: the tick diff and the hold)" },
   { file: "src/embedded-forge/store-sqlite.ts", lines: 518, why: "'Forge fidelity, round two' owns src/embedded-forge this round (ORDER.md)" },
   { file: "src/forgejo-client/forgejo-api.ts", lines: 347, why: "issue 31 item 1 rewrites the Forgejo adapter behind the host port (branch i31-port)" },
-  { file: "src/cli/commands/doctor.ts", lines: 499, why: "'From the demo to a real deployment' owns the CLI's messages this round (ORDER.md)" },
   { file: "src/session-client/session-store.ts", lines: 430, why: "the library's client: split by stage (locate, save, resume, cold read) once the host port lands" },
   { file: "src/projection/derive-entry.ts", lines: 335, why: "the resume decision and liveness rules: split once the tracker's parts (item 3) settle who calls what" },
 ];

@@ -85,7 +85,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/forgejo-client"],
   ["src/bot"],
   ["src/config"],
-  ["src/cli", "src/cli/commands"],
+  ["src/cli", "src/cli/commands", "src/cli/commands/doctor"],
   // The MCP server (same issue as snapshots) drives the CLI's commands.
   ["src/mcp"],
   ["src/embedded-forge", "src/embedded-forge/routes"],
