@@ -9,7 +9,7 @@ import type { ProjectionSnapshot } from "../src/projection/index.ts";
 import { formatCheckpoint } from "../src/protocol/index.ts";
 import { renderDashboard, renderResumeIndex } from "../src/dashboard/index.ts";
 import type { RenderDashboardOptions } from "../src/dashboard/index.ts";
-import { DASHBOARD_SECTION_MAX_BYTES, RESUME_INDEX_INLINE_MAX_BYTES } from "../src/bot/dashboard-writer.ts";
+import { DASHBOARD_SECTION_MAX_BYTES, RESUME_INDEX_INLINE_MAX_BYTES } from "../src/bot/upkeep/dashboard-writer.ts";
 import { AGENT_LOGIN, generateDataset } from "./data.ts";
 
 export interface BodySizeResult {

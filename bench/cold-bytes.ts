@@ -15,7 +15,7 @@ import { ForgejoApi, ForgejoClient } from "../src/forgejo-client/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../src/protocol/index.ts";
 import { SessionStore } from "../src/session-client/index.ts";
 import type { ResumeIndexRef } from "../src/dashboard/index.ts";
-import { RESUME_INDEX_COMMENT_HEAD } from "../src/bot/dashboard-writer.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../src/bot/upkeep/dashboard-writer.ts";
 import { benchBotConfig, forkBot } from "./bot-harness.ts";
 import { AGENT_LOGIN, BOT_LOGIN } from "./data.ts";
 import { createWorld, savesForBench } from "./scenario.ts";

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { runCli } from "../src/app/cli.ts";
 import type { Bot } from "../src/bot/create-bot.ts";
 import { dashboardRenderKey, parseControlCheckboxes } from "../src/dashboard/index.ts";
-import { DEFAULT_DASHBOARD_HOLD_MS } from "../src/bot/dashboard-writer.ts";
+import { DEFAULT_DASHBOARD_HOLD_MS } from "../src/bot/upkeep/dashboard-writer.ts";
 import { parseComment } from "../src/protocol/index.ts";
 import { SessionStore } from "../src/session-client/index.ts";
 import { API_TOKEN, feltWorld, REPO } from "./felt-world.ts";

@@ -22,7 +22,7 @@ import { AGENT_LOGIN, BOT_LOGIN, HUMAN_LOGIN, STRANGER_LOGIN, generateDataset, r
 import type { Dataset, Probe } from "./data.ts";
 import { SeedClient } from "./seed-baseline.ts";
 import { benchBotConfig, forkBot } from "./bot-harness.ts";
-import { RESUME_INDEX_COMMENT_HEAD } from "../src/bot/dashboard-writer.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../src/bot/upkeep/dashboard-writer.ts";
 import { runIngest } from "./ingest.ts";
 import type { IngestResult } from "./ingest.ts";
 import { median } from "./http.ts";

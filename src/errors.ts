@@ -66,7 +66,7 @@ export class HostError extends CheckpostError {
 /**
  * An HTTP error from Forgejo. The status rides on the error, as in @octokit/webhooks; the reason is
  * mapped by the adapter (src/forgejo-client/forgejo-error.ts). Code outside the adapter reads the
- * reason (HostError). It stays in this file while src/bot/dashboard-writer.ts, rewritten by another
+ * reason (HostError). It stays in this file while src/bot/upkeep/dashboard-writer.ts, rewritten by another
  * issue this round, still imports it from here; then it moves into the adapter.
  */
 export class ForgejoApiError extends HostError {

@@ -155,7 +155,7 @@ await api.editIssue({ owner, repo }, issue, { body: `Session issue.\n\n${m.DASHB
 console.log(JSON.stringify({ ok: true }));
 """
 
-#: The bot's part for a large index (src/bot/dashboard-writer.ts): over 8 KiB, the signed index goes to
+#: The bot's part for a large index (src/bot/upkeep/dashboard-writer.ts): over 8 KiB, the signed index goes to
 #: one comment of the bot's (created, then edited) and the body's dashboard section holds the pointer.
 #: Prints the index's size and where it went.
 WRITE_INDEX_COMMENT = r"""

@@ -4,21 +4,21 @@ import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Pr
 import { bodyEditKey, controlBoxesOf, renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
 import type { RenderDashboardOptions, ResumeIndexRef, UnconfirmedChange } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
-import { DashboardWriter } from "./dashboard-writer.ts";
-import { ControlDesk } from "./control-desk.ts";
-import { findChainRewindTarget } from "./chain-rewind-target.ts";
+import { DashboardWriter } from "./upkeep/dashboard-writer.ts";
+import { ControlDesk } from "./controls/control-desk.ts";
+import { findChainRewindTarget } from "./controls/chain-rewind-target.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import type { StoredComment } from "../bot-state/index.ts";
 import { issueKey, parseSealedState } from "../bot-state/index.ts";
 import { AnomalyLog } from "./anomaly-log.ts";
-import type { BodyEditor } from "./control-desk.ts";
-import { DEFAULT_DASHBOARD_HOLD_MS } from "./dashboard-writer.ts";
-import { controlStates, controlTouches, restoreControls } from "./control-restore.ts";
-import { EntryPersistence } from "./entry-persistence.ts";
-import { LivenessAlerts } from "./liveness-alerts.ts";
-import { forEachStored, readHistory } from "./stored-comments.ts";
+import type { BodyEditor } from "./controls/control-desk.ts";
+import { DEFAULT_DASHBOARD_HOLD_MS } from "./upkeep/dashboard-writer.ts";
+import { controlStates, controlTouches, restoreControls } from "./controls/control-restore.ts";
+import { EntryPersistence } from "./ingest/entry-persistence.ts";
+import { LivenessAlerts } from "./alerts/liveness-alerts.ts";
+import { forEachStored, readHistory } from "./ingest/stored-comments.ts";
 import type { TrackerContext, TrackerOptions } from "./tracker-context.ts";
-import { TrackerUpkeep } from "./tracker-upkeep.ts";
+import { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 
 export type { TrackerOptions } from "./tracker-context.ts";
 

@@ -5,9 +5,9 @@ import type { RenderDashboardOptions } from "../dashboard/index.ts";
 import type { BotState } from "../bot-state/index.ts";
 import type { AnomalyLog } from "./anomaly-log.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
-import type { DashboardWriter } from "./dashboard-writer.ts";
-import type { IssueLease } from "./issue-lease.ts";
-import type { RolloverDeps } from "./issue-rollover.ts";
+import type { DashboardWriter } from "./upkeep/dashboard-writer.ts";
+import type { IssueLease } from "./replicas/issue-lease.ts";
+import type { RolloverDeps } from "./upkeep/issue-rollover.ts";
 
 export interface TrackerOptions {
   api: IssueHost;

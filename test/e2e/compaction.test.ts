@@ -8,7 +8,7 @@ import { parseEnv } from "../../src/config/env.ts";
 import { readArchive } from "../../src/compaction/compact-health.ts";
 import { runCli } from "../../src/app/cli.ts";
 import { formatCheckpoint, formatHealth, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { RESUME_INDEX_COMMENT_HEAD } from "../../src/bot/dashboard-writer.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../../src/bot/upkeep/dashboard-writer.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 

@@ -13,7 +13,7 @@ import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/pr
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
-import { WHILE_DOWN_BY } from "../../src/bot/control-desk.ts";
+import { WHILE_DOWN_BY } from "../../src/bot/controls/control-desk.ts";
 
 let w: BotWorld;
 let extra: Bot | undefined;

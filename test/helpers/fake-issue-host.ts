@@ -5,7 +5,7 @@ import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
 import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embedded-forge/upload-verify.ts";
 
 /** A 404 as the adapter throws it. */
-// A ForgejoApiError (a HostError with reason not-found) while src/bot/dashboard-writer.ts still tests for that class.
+// A ForgejoApiError (a HostError with reason not-found) while src/bot/upkeep/dashboard-writer.ts still tests for that class.
 const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake", { reason: "not-found" });
 
 type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;

@@ -3,7 +3,7 @@
 // with their headers, signed deliveries, no attachment API. The IssueHost contract itself runs on it
 // in issue-host-contract.test.ts.
 import { describe, expect, it } from "vitest";
-import { signatureProblem } from "../../src/bot/delivery-receiver.ts";
+import { signatureProblem } from "../../src/bot/ingest/delivery-receiver.ts";
 import { ArchivesOffError, compactHealth } from "../../src/compaction/compact-health.ts";
 import { HostError, SessionChainError } from "../../src/errors.ts";
 import { continuedInComment, continuesLine } from "../../src/chain/chain-links.ts";

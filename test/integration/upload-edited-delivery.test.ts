@@ -7,7 +7,7 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotMetrics } from "../../src/bot/bot-metrics.ts";
-import { handleDelivery } from "../../src/bot/handle-delivery.ts";
+import { handleDelivery } from "../../src/bot/ingest/handle-delivery.ts";
 import type { SessionTracker } from "../../src/bot/session-tracker.ts";
 import { seededForge, type Seeded } from "../forge/helpers.ts";
 import { startReceiver, type Receiver } from "../forge/receiver.ts";

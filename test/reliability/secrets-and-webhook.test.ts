@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { DestinationStream } from "pino";
 import { createLogger } from "../../src/log/create-logger.ts";
-import { readCappedBody } from "../../src/bot/read-capped-body.ts";
+import { readCappedBody } from "../../src/bot/ingest/read-capped-body.ts";
 
 const TOKEN = "0123456789abcdef0123456789abcdef01234567";
 const KEY = "signing-key-do-not-log-0001";
@@ -51,7 +51,7 @@ describe("secrets never reach the logs", () => {
   });
 });
 
-describe("webhook body cap (src/bot/read-capped-body.ts)", () => {
+describe("webhook body cap (src/bot/ingest/read-capped-body.ts)", () => {
   it("stops reading past the limit, with or without Content-Length", async () => {
     const seen: Array<number | null> = [];
     const server = createServer((req, res) => {

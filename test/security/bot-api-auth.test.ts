@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiAccessGuard } from "../../src/bot/api-access.ts";
+import { ApiAccessGuard } from "../../src/bot/api/api-access.ts";
 import { BotEnvSchema } from "../../src/config/bot-env.ts";
 import { parseEnv } from "../../src/config/env.ts";
 import { formatCheckpoint, pythonUtcIsoformat } from "../../src/protocol/index.ts";

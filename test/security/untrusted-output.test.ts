@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { botWorld, TIMERS_OFF } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
-import { alertBody, parseAlert } from "../../src/bot/stale-alert.ts";
+import { alertBody, parseAlert } from "../../src/bot/alerts/stale-alert.ts";
 import { startBot } from "../../src/app/start-bot.ts";
 import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { createLogger } from "../../src/log/create-logger.ts";

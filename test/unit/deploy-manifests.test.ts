@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import * as z from "zod";
-import { apiRoutes } from "../../src/bot/api-routes.ts";
+import { apiRoutes } from "../../src/bot/api/api-routes.ts";
 import { BotEnvSchema, botConfigFromEnv, loadBotEnv } from "../../src/config/bot-env.ts";
 
 const root = new URL("../../", import.meta.url);

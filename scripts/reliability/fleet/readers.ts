@@ -5,7 +5,7 @@
  * ignore any others, so new fields (freshness, as-of, liveness) do not break them.
  */
 import { runCli } from "../../../src/app/cli.ts";
-import { RESUME_INDEX_COMMENT_HEAD } from "../../../src/bot/dashboard-writer.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../../../src/bot/upkeep/dashboard-writer.ts";
 import { extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef } from "../../../src/dashboard/index.ts";
 import type { ResumeIndex } from "../../../src/dashboard/index.ts";
 import type { IssueHost } from "../../../src/ports/issue-host.ts";

@@ -568,7 +568,7 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
         indexCurrent = ci.maxId === 0 || (ci.index !== null && (ci.index.watermark >= ci.maxId || sameIndexContent(ci.index, indexFromComments(ci.comments))));
       }
       // A rollover the bot has yet to start: the head's comments past the threshold, not counting the copies
-      // carried in from its predecessor (as the bot counts, src/bot/issue-rollover.ts).
+      // carried in from its predecessor (as the bot counts, src/bot/upkeep/issue-rollover.ts).
       if (is.number === openHead && rolloverAt > 0) {
         const from = continuedFrom(is.body);
         const copies = from === null ? 0 : ci.comments.filter((x) => x.author === BOT_LOGIN && carriedFrom(x.body, from) !== null).length;

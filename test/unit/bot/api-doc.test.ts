@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { accessOfPath } from "../../../src/bot/api-access.ts";
-import { apiRoutes } from "../../../src/bot/api-routes.ts";
+import { accessOfPath } from "../../../src/bot/api/api-access.ts";
+import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
 
 type Operation = { security?: Record<string, string[]>[]; responses: Record<string, unknown> };
 const doc = parse(readFileSync(new URL("../../../docs/bot-api.openapi.yaml", import.meta.url), "utf8")) as {

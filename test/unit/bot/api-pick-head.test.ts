@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newestOfOneRepo } from "../../../src/bot/api-routes.ts";
+import { newestOfOneRepo } from "../../../src/bot/api/api-routes.ts";
 
 const tracker = (owner: string, repo: string, issue: number) => ({ o: { repo: { owner, repo }, issue } });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { apiRoutes } from "../../../src/bot/api-routes.ts";
-import type { ApiDeps } from "../../../src/bot/api-routes.ts";
+import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
+import type { ApiDeps } from "../../../src/bot/api/api-routes.ts";
 import { createBotMetrics } from "../../../src/bot/bot-metrics.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
 import { createProjection } from "../../../src/projection/index.ts";

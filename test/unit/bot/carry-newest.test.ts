@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carryNewest, rollOverIfDue } from "../../../src/bot/issue-rollover.ts";
+import { carryNewest, rollOverIfDue } from "../../../src/bot/upkeep/issue-rollover.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { formatControl, parseComment } from "../../../src/protocol/index.ts";

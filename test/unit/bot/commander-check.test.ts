@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommanderCheck } from "../../../src/bot/commander-check.ts";
+import { CommanderCheck } from "../../../src/bot/controls/commander-check.ts";
 import { HostError } from "../../../src/errors.ts";
 import { FakeIssueHost } from "../../helpers/fake-issue-host.ts";
 

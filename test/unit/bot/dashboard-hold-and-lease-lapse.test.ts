@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import pino from "pino";
-import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
-import { IssueLease } from "../../../src/bot/issue-lease.ts";
+import { DashboardWriter } from "../../../src/bot/upkeep/dashboard-writer.ts";
+import { IssueLease } from "../../../src/bot/replicas/issue-lease.ts";
 import { DASHBOARD_END, DASHBOARD_START, checkboxCommands, dashboardRenderKey, formatControlCheckbox, tickCommandKey } from "../../../src/dashboard/index.ts";
 import { MemoryLeaseStore } from "../../../src/bot-state/memory-projection-store.ts";
 import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";

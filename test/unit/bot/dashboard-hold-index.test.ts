@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pino from "pino";
-import { DashboardWriter } from "../../../src/bot/dashboard-writer.ts";
+import { DashboardWriter } from "../../../src/bot/upkeep/dashboard-writer.ts";
 import { DASHBOARD_END, DASHBOARD_START, bodyStampMatches, dashboardChanged, stampBody, unstampBody } from "../../../src/dashboard/index.ts";
 import { fakeIssueBody } from "../../helpers/fake-issue-body.ts";
 

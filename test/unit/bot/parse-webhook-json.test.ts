@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { goJsonIndent } from "../../../src/embedded-forge/index.ts";
-import { parseWebhookJson } from "../../../src/bot/parse-webhook-json.ts";
+import { parseWebhookJson } from "../../../src/bot/ingest/parse-webhook-json.ts";
 
 /** What the plain path gives, with the issue body dropped as the fast path drops it. */
 function reference(raw: Buffer): unknown {

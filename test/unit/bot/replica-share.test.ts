@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pino from "pino";
-import { ReplicaCoordinator } from "../../../src/bot/replica-coordinator.ts";
+import { ReplicaCoordinator } from "../../../src/bot/replicas/replica-coordinator.ts";
 import type { BotMetrics } from "../../../src/bot/bot-metrics.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
 import type { PostgresProjectionStore } from "../../../src/bot-state/postgres/postgres-projection-store.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSlashCommands } from "../../../src/bot/slash-commands.ts";
+import { parseSlashCommands } from "../../../src/bot/controls/slash-commands.ts";
 
 describe("parseSlashCommands", () => {
   it("reads each verb, quoted names, and maps resume to unpause", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
-import { TrackerUpkeep } from "../../../src/bot/tracker-upkeep.ts";
+import { TrackerUpkeep } from "../../../src/bot/upkeep/tracker-upkeep.ts";
 import type { TrackerContext } from "../../../src/bot/tracker-context.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";

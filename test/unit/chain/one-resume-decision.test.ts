@@ -1,8 +1,8 @@
 import type { ServerResponse } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { apiRoutes } from "../../../src/bot/api-routes.ts";
-import type { ApiDeps } from "../../../src/bot/api-routes.ts";
+import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
+import type { ApiDeps } from "../../../src/bot/api/api-routes.ts";
 import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
 import { buildDashboardModel, renderDashboard, spliceDashboard } from "../../../src/dashboard/index.ts";
 import { createProjection, decideResume, decideResumeFromComments } from "../../../src/projection/index.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { benchAgentsProjection, sectionAsWritten, tenThousandAgentsProjection } from "../../../bench/body-size.ts";
 import { renderDashboard, renderResumeIndex } from "../../../src/dashboard/index.ts";
-import { DASHBOARD_SECTION_MAX_BYTES, RESUME_INDEX_INLINE_MAX_BYTES } from "../../../src/bot/dashboard-writer.ts";
+import { DASHBOARD_SECTION_MAX_BYTES, RESUME_INDEX_INLINE_MAX_BYTES } from "../../../src/bot/upkeep/dashboard-writer.ts";
 
 // Issue 22: every issue_comment delivery and every cold read carries the whole issue body.
 // Targets: the dashboard section ≤ 32 KiB at the bench's 20 agents, ≤ 128 KiB at 10,000 agents.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { benchAgentsProjection } from "../../../bench/body-size.ts";
 import { renderResumeIndex, resumeIndexCommentContent } from "../../../src/dashboard/index.ts";
-import { RESUME_INDEX_COMMENT_HEAD } from "../../../src/bot/dashboard-writer.ts";
+import { RESUME_INDEX_COMMENT_HEAD } from "../../../src/bot/upkeep/dashboard-writer.ts";
 import { formatCheckpoint, pythonUtcIsoformat } from "../../../src/protocol/index.ts";
 
 // A restarted bot compares its index comment's content with what it would write, and rewrites it only
-// when they differ (src/bot/dashboard-writer.ts): the comparison must see equal content as equal
+// when they differ (src/bot/upkeep/dashboard-writer.ts): the comparison must see equal content as equal
 // whatever the watermark and signature, and any change of an entry as a change.
 
 describe("the content of an index comment", () => {

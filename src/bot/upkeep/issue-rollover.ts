@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { createProjection, entryKey } from "../projection/index.ts";
-import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "../projection/index.ts";
-import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../bot-state/index.ts";
-import { issueKey } from "../bot-state/index.ts";
-import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
-import { carriedBody, carriedFrom, carriedRoot } from "../chain/carried-body.ts";
-import { formatControl, parseComment, signControl } from "../protocol/index.ts";
-import type { ControlInput } from "../protocol/index.ts";
-import { continuedInComment, continuesLine } from "../chain/chain-links.ts";
-import { adoptableSuccessor, hijackReason } from "../chain/chain-rules.ts";
+import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import { createProjection, entryKey } from "../../projection/index.ts";
+import type { AgentEntry, CommentEvent, ProjectionSnapshot, TrustPolicy } from "../../projection/index.ts";
+import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../../bot-state/index.ts";
+import { issueKey } from "../../bot-state/index.ts";
+import { forEachCommentBatch, toCommentRecord } from "../../session-client/index.ts";
+import { carriedBody, carriedFrom, carriedRoot } from "../../chain/carried-body.ts";
+import { formatControl, parseComment, signControl } from "../../protocol/index.ts";
+import type { ControlInput } from "../../protocol/index.ts";
+import { continuedInComment, continuesLine } from "../../chain/chain-links.ts";
+import { adoptableSuccessor, hijackReason } from "../../chain/chain-rules.ts";
 
 export interface RolloverDeps {
   api: IssueHost;

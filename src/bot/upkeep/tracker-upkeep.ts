@@ -1,11 +1,11 @@
-import { compactHealth } from "../compaction/compact-health.ts";
-import type { CompactionResult } from "../compaction/compact-health.ts";
-import { supersededHealthSelector } from "../compaction/select-superseded-health.ts";
-import type { CommentRecord } from "../projection/index.ts";
-import type { IssueMeta } from "../bot-state/index.ts";
+import { compactHealth } from "../../compaction/compact-health.ts";
+import type { CompactionResult } from "../../compaction/compact-health.ts";
+import { supersededHealthSelector } from "../../compaction/select-superseded-health.ts";
+import type { CommentRecord } from "../../projection/index.ts";
+import type { IssueMeta } from "../../bot-state/index.ts";
 import { carryLateSaves, rollOverIfDue } from "./issue-rollover.ts";
-import { STORE_PAGE } from "./stored-comments.ts";
-import type { TrackerContext } from "./tracker-context.ts";
+import { STORE_PAGE } from "../ingest/stored-comments.ts";
+import type { TrackerContext } from "../tracker-context.ts";
 
 /** The writer's upkeep of one issue: rollover, carrying late saves from the closed predecessor, health compaction. */
 export class TrackerUpkeep {

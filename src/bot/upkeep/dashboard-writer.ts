@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
-import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, resumeIndexCommentContent, spliceDashboard, stampBody } from "../dashboard/index.ts";
-import type { ResumeIndexRef } from "../dashboard/index.ts";
-import { ForgejoApiError } from "../errors.ts";
-import { commentOnIssue } from "../session-client/comment-on-issue.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
+import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, resumeIndexCommentContent, spliceDashboard, stampBody } from "../../dashboard/index.ts";
+import type { ResumeIndexRef } from "../../dashboard/index.ts";
+import { ForgejoApiError } from "../../errors.ts";
+import { commentOnIssue } from "../../session-client/comment-on-issue.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
 
 export interface DashboardWriterOptions {
   api: IssueHost;

@@ -2,14 +2,14 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
-import { isSessionIssue } from "../session-client/index.ts";
-import type { BotConfig } from "./bot-config.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
+import { isSessionIssue } from "../../session-client/index.ts";
+import type { BotConfig } from "../bot-config.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
 import { handleDelivery } from "./handle-delivery.ts";
 import type { DeliveryDeps } from "./handle-delivery.ts";
 import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
-import type { TrackerRegistry } from "./tracker-registry.ts";
+import type { TrackerRegistry } from "../tracker-registry.ts";
 
 export interface DeliveryReceiver {
   /** Answer a POST to the webhook path (size cap, signature, dispatch). */

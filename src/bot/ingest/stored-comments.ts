@@ -1,5 +1,5 @@
-import type { StoredComment } from "../bot-state/index.ts";
-import type { TrackerContext } from "./tracker-context.ts";
+import type { StoredComment } from "../../bot-state/index.ts";
+import type { TrackerContext } from "../tracker-context.ts";
 
 /** Stored comments read per page on restart and reconcile (the bodies are never all held at once). */
 export const STORE_PAGE = 2000;

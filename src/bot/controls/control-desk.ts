@@ -1,17 +1,17 @@
 import type { Logger } from "pino";
-import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { formatControl, pythonUtcIsoformat, signControl } from "../protocol/index.ts";
-import type { ControlAction, ControlInput } from "../protocol/index.ts";
-import { checkboxCommands, confirmCommand, escapeCode, escapeMarkdown, tickCommandKey } from "../dashboard/index.ts";
-import type { UnconfirmedChange } from "../dashboard/index.ts";
-import type { CommandClaims } from "../bot-state/index.ts";
-import { isProtocolBody } from "../bot-state/index.ts";
-import type { Projection } from "../projection/index.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
+import type { HostComment, IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import { formatControl, pythonUtcIsoformat, signControl } from "../../protocol/index.ts";
+import type { ControlAction, ControlInput } from "../../protocol/index.ts";
+import { checkboxCommands, confirmCommand, escapeCode, escapeMarkdown, tickCommandKey } from "../../dashboard/index.ts";
+import type { UnconfirmedChange } from "../../dashboard/index.ts";
+import type { CommandClaims } from "../../bot-state/index.ts";
+import { isProtocolBody } from "../../bot-state/index.ts";
+import type { Projection } from "../../projection/index.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
 import { parseSlashCommands } from "./slash-commands.ts";
 import { CommanderCheck } from "./commander-check.ts";
 import type { ChainRewindTarget } from "./chain-rewind-target.ts";
-import { carriedBody } from "../chain/carried-body.ts";
+import { carriedBody } from "../../chain/carried-body.ts";
 
 export interface ControlDeskOptions {
   api: IssueHost;

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
-import type { RepoRef } from "../ports/issue-host.ts";
-import type { CommentEvent } from "../projection/index.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
+import type { RepoRef } from "../../ports/issue-host.ts";
+import type { CommentEvent } from "../../projection/index.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
 import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";
-import type { SessionTracker } from "./session-tracker.ts";
+import type { SessionTracker } from "../session-tracker.ts";
 
 export interface DeliveryDeps {
   log: Logger;

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
-import { HostError } from "../errors.ts";
+import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import { HostError } from "../../errors.ts";
 
 /** Access modes that may command: Forgejo's "write" and above, on the issues unit. */
 const WRITERS = new Set(["write", "admin", "owner"]);

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Fence, Lease, LeaseStore } from "../bot-state/index.ts";
-import { type MsClock, systemMs } from "../clock.ts";
+import type { Fence, Lease, LeaseStore } from "../../bot-state/index.ts";
+import { type MsClock, systemMs } from "../../clock.ts";
 
 /**
  * This process's claim to be the one writer of a session issue, kept in the

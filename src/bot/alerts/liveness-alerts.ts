@@ -1,7 +1,7 @@
-import { detectTransitions, entryKey, liveness } from "../projection/index.ts";
-import type { AgentEntry, CommentRecord, LivenessState, LivenessTransition } from "../projection/index.ts";
+import { detectTransitions, entryKey, liveness } from "../../projection/index.ts";
+import type { AgentEntry, CommentRecord, LivenessState, LivenessTransition } from "../../projection/index.ts";
 import { alertBody, parseAlert } from "./stale-alert.ts";
-import type { TrackerContext } from "./tracker-context.ts";
+import type { TrackerContext } from "../tracker-context.ts";
 
 /** One issue's agents' liveness states, and the stale/silent alerts the writer posts once each. */
 export class LivenessAlerts {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BUILTIN_PHASE_MAPS } from "../protocol/index.ts";
-import { decideResume, freshnessOf, liveness } from "../projection/index.ts";
-import type { SessionTracker } from "./session-tracker.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
-import type { BotConfig } from "./bot-config.ts";
+import { BUILTIN_PHASE_MAPS } from "../../protocol/index.ts";
+import { decideResume, freshnessOf, liveness } from "../../projection/index.ts";
+import type { SessionTracker } from "../session-tracker.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
+import type { BotConfig } from "../bot-config.ts";
 
 export interface ApiDeps {
   trackers: () => SessionTracker[];

@@ -1,4 +1,4 @@
-import type { ControlAction } from "../protocol/index.ts";
+import type { ControlAction } from "../../protocol/index.ts";
 
 export interface SlashCommand {
   action: ControlAction;

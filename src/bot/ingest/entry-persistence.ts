@@ -1,7 +1,7 @@
-import type { AgentEntry } from "../projection/index.ts";
-import { entryKey } from "../projection/index.ts";
-import type { AnomalyLog } from "./anomaly-log.ts";
-import type { TrackerContext } from "./tracker-context.ts";
+import type { AgentEntry } from "../../projection/index.ts";
+import { entryKey } from "../../projection/index.ts";
+import type { AnomalyLog } from "../anomaly-log.ts";
+import type { TrackerContext } from "../tracker-context.ts";
 
 /** How often (at most) the projection's folded state is written to the store, besides on stop. */
 const SEALED_STATE_EVERY_MS = 60_000;

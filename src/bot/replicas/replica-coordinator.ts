@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
-import type { ChangeListener, FeedCursor, ReplicaStore } from "../bot-state/index.ts";
-import { ChangesUnheardError, StaleLeaseError } from "../bot-state/index.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
+import type { ChangeListener, FeedCursor, ReplicaStore } from "../../bot-state/index.ts";
+import { ChangesUnheardError, StaleLeaseError } from "../../bot-state/index.ts";
+import type { BotMetrics } from "../bot-metrics.ts";
 import type { IssueLease } from "./issue-lease.ts";
-import type { SessionTracker } from "./session-tracker.ts";
+import type { SessionTracker } from "../session-tracker.ts";
 
 export interface ReplicaCoordinatorOptions {
   replicaId: string;

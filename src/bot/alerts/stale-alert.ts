@@ -1,7 +1,7 @@
-import type { AgentEntry, Liveness } from "../projection/index.ts";
-import { entryKey } from "../projection/index.ts";
-import { escapeMarkdown } from "../dashboard/index.ts";
-import { formatDuration as formatAge } from "../util/format-duration.ts";
+import type { AgentEntry, Liveness } from "../../projection/index.ts";
+import { entryKey } from "../../projection/index.ts";
+import { escapeMarkdown } from "../../dashboard/index.ts";
+import { formatDuration as formatAge } from "../../util/format-duration.ts";
 
 const MARK = "<!-- checkpost:alert ";
 

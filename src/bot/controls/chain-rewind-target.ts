@@ -1,9 +1,9 @@
-import type { RepoRef } from "../ports/issue-host.ts";
-import type { CommentLog, IssueBookkeeping } from "../bot-state/index.ts";
-import { issueKey } from "../bot-state/index.ts";
-import { createProjection } from "../projection/index.ts";
-import type { TrustPolicy } from "../projection/index.ts";
-import { LATE_CARRY_DEPTH } from "./issue-rollover.ts";
+import type { RepoRef } from "../../ports/issue-host.ts";
+import type { CommentLog, IssueBookkeeping } from "../../bot-state/index.ts";
+import { issueKey } from "../../bot-state/index.ts";
+import { createProjection } from "../../projection/index.ts";
+import type { TrustPolicy } from "../../projection/index.ts";
+import { LATE_CARRY_DEPTH } from "../upkeep/issue-rollover.ts";
 
 /** A trusted checkpoint of an agent+session on a closed predecessor of the head: a rewind target the head does not hold. */
 export interface ChainRewindTarget {

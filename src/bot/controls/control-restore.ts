@@ -1,10 +1,10 @@
-import type { AgentEntry, CommentEvent, Projection } from "../projection/index.ts";
-import { entryKey } from "../projection/index.ts";
-import { isProtocolBody } from "../bot-state/index.ts";
-import type { StoredComment } from "../bot-state/index.ts";
-import { bodyHash } from "../projection/body-hash.ts";
+import type { AgentEntry, CommentEvent, Projection } from "../../projection/index.ts";
+import { entryKey } from "../../projection/index.ts";
+import { isProtocolBody } from "../../bot-state/index.ts";
+import type { StoredComment } from "../../bot-state/index.ts";
+import { bodyHash } from "../../projection/body-hash.ts";
 import type { ControlDesk } from "./control-desk.ts";
-import type { TrackerContext } from "./tracker-context.ts";
+import type { TrackerContext } from "../tracker-context.ts";
 
 /**
  * Comments of this batch that may undo a control: deletes, and the bot's own protocol records whose
