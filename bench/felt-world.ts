@@ -180,7 +180,7 @@ export async function feltWorld(settings: FeltSettings, databaseUrl?: string): P
   const hook = (url: string) => agentApi.createHook(REPO, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url, content_type: "json", secret: SECRET } });
   if (settings.mode === "webhooks") await hook(dispatcher ? dispatcher.url : `${bots[0]?.url}${config.webhookPath}`);
   await hook(observer.url);
-  const leads = (b: Bot) => b.trackers().some((t) => t.o.lease.current() !== null);
+  const leads = (b: Bot) => b.trackers().some((t) => t.lease.current() !== null);
   return {
     settings,
     forge,
@@ -204,7 +204,7 @@ export async function feltWorld(settings: FeltSettings, databaseUrl?: string): P
       return b;
     },
     async crash(b) {
-      for (const t of b.trackers()) t.o.lease.release = async () => undefined;
+      for (const t of b.trackers()) t.lease.release = async () => undefined;
       if (b.replica) b.replica.store.forgetReplica = async () => undefined;
       bots.splice(bots.indexOf(b), 1);
       await b.stop();

@@ -27,6 +27,7 @@ _WHERE = {
     "CheckpointParseError": "errors",
     "CheckpointTooLargeError": "errors",
     "ConfigError": "errors",
+    "EnvFileError": "errors",
     "ForgejoApiError": "errors",
     "ForgejoResponseError": "errors",
     "ProtocolInputError": "errors",

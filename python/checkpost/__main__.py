@@ -1,6 +1,6 @@
 """`python3 -m checkpost save|health|resume|latest|parse [--flag value ...]`: the Client as a process,
 one JSON line out. Same environment variables as the CLI, filled in from ./.env or `--env-file FILE` as the
-CLI fills them. Exit codes: 0 ok, 1 failure (the message says what to fix; a missing --env-file is one),
+CLI fills them. Exit codes: 0 ok, 1 failure (the message says what to fix), 5 an --env-file that cannot be read (as the CLI),
 2 usage. (No argparse: a save process should start as fast as the seed's.)
 
   save    --agent A --session S --phase P [--data JSON] [--seq N] [--epoch N] [--directive]
@@ -73,7 +73,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("checkpost: %s\n%s" % (e, __doc__), file=sys.stderr)
         return 2
     from .client import Client  # after the arguments: a usage error costs no import
-    from .errors import CheckpostError
+    from .errors import CheckpostError, EnvFileError
 
     try:
         if cmd == "parse":
@@ -93,6 +93,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Usage as e:
         print("checkpost: %s" % e, file=sys.stderr)
         return 2
+    except EnvFileError as e:
+        # The TypeScript CLI's EXIT.envFile (src/cli/exit-codes.ts): a script tells a bad path from a failure.
+        print("checkpost: %s" % e, file=sys.stderr)
+        return 5
     except CheckpostError as e:
         print("checkpost: %s" % e, file=sys.stderr)
         return 1

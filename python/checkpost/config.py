@@ -6,7 +6,7 @@ import os
 import urllib.parse
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .errors import ConfigError
+from .errors import ConfigError, EnvFileError
 
 DEFAULT_SESSION_TITLE = "[Automated] CleverAgents Build Session"
 DEFAULT_SESSION_LABEL = "Type/Automation"
@@ -131,7 +131,7 @@ def env_with_file(env: Mapping[str, str], cwd: Optional[str] = None, env_file: O
         if env_file is None and isinstance(e, FileNotFoundError):
             return dict(env)
         name = ".env" if env_file is None else "env_file %s" % env_file
-        raise ConfigError("cannot read %s (%s): %s; pass env_file= the path of a dotenv file (as the CLI's --env-file)" % (name, path, e.strerror or e)) from None
+        raise EnvFileError("cannot read %s (%s): %s; pass env_file= the path of a dotenv file (as the CLI's --env-file)" % (name, path, e.strerror or e)) from None
     merged = dict(env)
     for k, v in parse_env(text).items():
         if not merged.get(k):

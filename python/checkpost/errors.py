@@ -36,6 +36,10 @@ class ConfigError(CheckpostError, ValueError):
     """Bad configuration (environment, arguments); the message names the setting."""
 
 
+class EnvFileError(ConfigError):
+    """A named env file (env_file=, the module CLI's --env-file) cannot be read: the CLI's exit 5."""
+
+
 class SessionIssueNotFoundError(CheckpostError, ValueError):
     """No open session-state issue. A ValueError, as the seed's find_session_state_issue raises."""
 

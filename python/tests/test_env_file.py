@@ -68,7 +68,7 @@ class FromEnvReadsTheFile(unittest.TestCase):
             Client.from_env({}, cwd=d, env_file="missing.env")
         self.assertEqual(env_with_file({"A": "1"}, d), {"A": "1"})
 
-    def test_the_module_cli_takes_env_file_and_says_when_it_is_missing(self) -> None:
+    def test_the_module_cli_takes_env_file_and_exits_5_as_the_cli_when_it_is_missing(self) -> None:
         import contextlib
         import io
 
@@ -77,7 +77,7 @@ class FromEnvReadsTheFile(unittest.TestCase):
         missing = os.path.join(folder({}), "missing.env")
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            self.assertEqual(main(["resume", "--agent", "a", "--session", "s", "--env-file", missing]), 1)
+            self.assertEqual(main(["resume", "--agent", "a", "--session", "s", "--env-file", missing]), 5)
         self.assertIn("cannot read env_file %s" % missing, err.getvalue())
 
     def test_the_default_is_the_process_environment_and_the_working_directory(self) -> None:

@@ -14,6 +14,7 @@ import type { DeliveryReceiver } from "./ingest/delivery-receiver.ts";
 import { ApiAccessGuard } from "./api/api-access.ts";
 import { handleApi } from "./api/http-api.ts";
 import type { SessionTracker } from "./session-tracker.ts";
+import type { WatchedIssue } from "./tracker-ports.ts";
 import { TrackerRegistry } from "./tracker-registry.ts";
 import { selfCommandIgnored } from "./controls/control-desk.ts";
 import { ReplicaCoordinator } from "./replicas/replica-coordinator.ts";
@@ -101,7 +102,7 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
       ready: () => ready,
       selfLogin: self,
       ...(shared ? { storeAvailable: () => shared.available } : {}),
-      ...(replica ? { readThrough: (t: SessionTracker) => replica.readThrough(t) } : {}),
+      ...(replica ? { readThrough: (t: WatchedIssue) => replica.readThrough(t) } : {}),
       metrics,
       config,
       now,
@@ -131,8 +132,8 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   // Replicas: an issue's lease holder reads Forgejo for it; the others fold the shared store's feed,
   // and poll too while the holder's lease lapses (IssueLease.leaderLapsed), so a killed leader does not stop ingest for a TTL.
   const reads = async (t: SessionTracker) => {
-    if (!replica || t.o.lease.current() !== null) return true;
-    const lapsed = await t.o.lease.leaderLapsed();
+    if (!replica || t.lease.current() !== null) return true;
+    const lapsed = await t.lease.leaderLapsed();
     if (lapsed) metrics.polls.inc({ kind: "follower", result: "ok" });
     return lapsed;
   };
@@ -142,9 +143,9 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   // (the [CONTROL] comment, the directive at /api/resume) within seconds without a webhook (docs/dashboard.md).
   const pollBodies = () => each("body poll", async (t) => (await reads(t)) && t.pollBody());
   const checkLiveness = () => each("liveness check", (t) => t.checkLiveness());
-  const renewLeases = () => each("lease renewal", (t) => t.o.lease.tick());
+  const renewLeases = () => each("lease renewal", (t) => t.lease.tick());
   // Replicas polling: followers look for a lapsing leader every sixth of the TTL and read Forgejo at once (not at their next poll).
-  const followLapsed = () => each("follower read", async (t) => t.o.lease.current() === null && (await reads(t)) && t.poll(), "incremental");
+  const followLapsed = () => each("follower read", async (t) => t.lease.current() === null && (await reads(t)) && t.poll(), "incremental");
   const maintainAll = () => each("maintenance (rollover, compaction)", (t) => t.maintain());
   const stopTimers = startTimers([
     { everyMs: config.pollIntervalMs, run: pollAll },

@@ -1,26 +1,22 @@
-import { systemClock } from "../clock.ts";
-import { createProjection } from "../projection/index.ts";
+import type { Logger } from "pino";
+import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
-import { bodyEditKey, controlBoxesOf, renderDashboard, renderResumeIndex, resumeIndexScope } from "../dashboard/index.ts";
-import type { RenderDashboardOptions, ResumeIndexRef, UnconfirmedChange } from "../dashboard/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
-import { DashboardWriter } from "./upkeep/dashboard-writer.ts";
-import { ControlDesk } from "./controls/control-desk.ts";
-import { findChainRewindTarget } from "./controls/chain-rewind-target.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
-import type { StoredComment } from "../bot-state/index.ts";
-import { issueKey, parseSealedState } from "../bot-state/index.ts";
-import { AnomalyLog } from "./anomaly-log.ts";
-import type { BodyEditor } from "./controls/control-desk.ts";
-import { DEFAULT_DASHBOARD_HOLD_MS } from "./upkeep/dashboard-writer.ts";
+import type { BotState, StoredComment } from "../bot-state/index.ts";
+import { parseSealedState } from "../bot-state/index.ts";
+import type { BotMetrics } from "./bot-metrics.ts";
+import type { DashboardWriter } from "./upkeep/dashboard-writer.ts";
+import type { BodyEditor, ControlDesk } from "./controls/control-desk.ts";
+import type { BodyWatch } from "./controls/body-watch.ts";
 import { controlStates, controlTouches, restoreControls } from "./controls/control-restore.ts";
-import { EntryPersistence } from "./ingest/entry-persistence.ts";
-import { LivenessAlerts } from "./alerts/liveness-alerts.ts";
+import type { EntryPersistence } from "./ingest/entry-persistence.ts";
+import type { LivenessAlerts } from "./alerts/liveness-alerts.ts";
 import { forEachStored, readHistory } from "./ingest/stored-comments.ts";
-import type { TrackerContext, TrackerOptions } from "./tracker-context.ts";
-import { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
-
-export type { TrackerOptions } from "./tracker-context.ts";
+import type { IssueMetaCell } from "./upkeep/issue-meta.ts";
+import type { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
+import type { IssueLease } from "./replicas/issue-lease.ts";
+import type { OwnComments, WatchedIssue } from "./tracker-ports.ts";
 
 /**
  * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
@@ -35,6 +31,43 @@ export const HOT_RECORDS = 16;
  */
 export const COMMAND_GRACE_MS = 10 * 60_000;
 
+/** What the tracker itself uses: the issue on its host and in the store, its lease, and the registry's track. */
+export interface TrackerPorts {
+  api: IssueHost;
+  repo: RepoRef;
+  issue: number;
+  /** owner/repo#issue, for logs and metrics. */
+  key: string;
+  /** The store's key of this issue. */
+  storeKey: string;
+  store: Pick<BotState, "comments" | "applyDelivery" | "watermark" | "projectionState">;
+  lease: IssueLease;
+  /** The bot's own login: its alert comments are read whole on a restart. */
+  selfLogin: string;
+  logger: Pick<Logger, "info" | "warn" | "debug">;
+  metrics: Pick<BotMetrics, "comments" | "anomalies">;
+  now: () => Date;
+  /** See readAllComments. */
+  readWindowSize?: number;
+  /** Start watching another issue of the chain (a follower's successor: the tracker registry). */
+  track: (issue: number) => Promise<unknown>;
+}
+
+/** The parts a tracker is assembled from (assemble-tracker.ts), each built with only the ports it uses. */
+export interface TrackerParts {
+  projection: Projection;
+  dashboard: DashboardWriter;
+  /** People's commands (slash comments, dashboard checkboxes) → [CONTROL] comments. */
+  controls: ControlDesk;
+  body: BodyWatch;
+  meta: IssueMetaCell;
+  upkeep: TrackerUpkeep;
+  alerts: LivenessAlerts;
+  entries: EntryPersistence;
+  /** The bot's own comments posted by a part, to fold at once. */
+  ownComments: OwnComments;
+}
+
 /**
  * One watched session issue: its live projection, its dashboard writer, its
  * poll watermark and its agents' liveness. Every source of comments (webhook,
@@ -43,11 +76,14 @@ export const COMMAND_GRACE_MS = 10 * 60_000;
  * idempotent, so the same comment seen twice changes nothing. Forgejo-visible
  * writes (dashboard, alerts) are made only while this process holds the lease.
  *
- * Its parts: stored-comments.ts (store paging, history read back), control-restore.ts
- * (lost [CONTROL] effects recorded again), liveness-alerts.ts, entry-persistence.ts
- * (entries and folded state to the store), tracker-upkeep.ts (rollover, late saves, compaction).
+ * It is assembled from parts by createSessionTracker (assemble-tracker.ts), and only drives them: no
+ * part holds the tracker or calls back into it (docs/architecture.md, "The tracker and its parts").
+ * The parts: stored-comments.ts (store paging, history read back), control-restore.ts (lost [CONTROL]
+ * effects recorded again), body-watch.ts (people's body edits), liveness-alerts.ts,
+ * entry-persistence.ts (entries and folded state to the store), issue-meta.ts (the store's
+ * bookkeeping), tracker-upkeep.ts (rollover, late saves, compaction).
  */
-export class SessionTracker implements TrackerContext {
+export class SessionTracker implements WatchedIssue {
   readonly projection: Projection;
   readonly dashboard: DashboardWriter;
   /** People's commands (slash comments, dashboard checkboxes) → [CONTROL] comments. */
@@ -55,175 +91,57 @@ export class SessionTracker implements TrackerContext {
   /** Newest `updated_at` seen (ms), for the next incremental poll. */
   private pollFromMs = 0;
   readonly now: () => Date;
-
+  readonly repo: RepoRef;
+  readonly issue: number;
+  readonly key: string;
   /** The store's key of this issue. */
   readonly storeKey: string;
+  readonly lease: IssueLease;
 
+  private readonly body: BodyWatch;
+  private readonly meta: IssueMetaCell;
   private readonly alerts: LivenessAlerts;
   private readonly entries: EntryPersistence;
   private readonly upkeep: TrackerUpkeep;
 
-  constructor(readonly o: TrackerOptions) {
-    this.projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
-    this.now = o.now ?? systemClock;
-    this.storeKey = issueKey(o.repo, o.issue);
-    this.alerts = new LivenessAlerts(this);
-    this.entries = new EntryPersistence(this, o.anomalyLog ?? new AnomalyLog());
-    this.upkeep = new TrackerUpkeep(this);
-    this.dashboard = new DashboardWriter({
-      mayWrite: () => o.lease.holds(),
-      ...(o.fencedWrite ? { fencedWrite: o.fencedWrite } : {}),
-      api: o.api,
-      repo: o.repo,
-      issue: o.issue,
-      minIntervalMs: o.dashboardIntervalMs,
-      holdMs: o.dashboardHoldMs ?? DEFAULT_DASHBOARD_HOLD_MS,
-      logger: o.logger,
-      metrics: o.metrics,
-      render: (ref) => this.renderSection(ref),
-      resumeIndex: {
-        render: () => renderResumeIndex(this.projection.snapshot(), this.indexOptions()),
-        selfLogin: o.selfLogin,
-        ...(o.resumeIndexInlineMaxBytes !== undefined ? { inlineMaxBytes: o.resumeIndexInlineMaxBytes } : {}),
-      },
-      // The body changed since our last write and no webhook told us: a person's edit seen by this read.
-      onForeignEdit: (body, poster, updatedAt) => this.onPolledBody(body, poster, updatedAt),
-      onWritten: (body) => {
-        this.knownBody = body;
-        void this.rememberBody(body);
-      },
-    });
-    this.controls = new ControlDesk({
-      api: o.api,
-      repo: o.repo,
-      issue: o.issue,
-      projection: this.projection,
-      selfLogin: o.selfLogin,
-      ...(o.policy.signingKey !== undefined ? { signingKey: o.policy.signingKey } : {}),
-      logger: o.logger,
-      metrics: o.metrics,
-      now: this.now,
-      applyOwn: (c) => void this.apply([{ type: "upsert", comment: toCommentRecord(c) }]),
-      refreshDashboard: async () => {
-        this.dashboard.markDirty();
-        await this.dashboard.flush();
-      },
-      dashboardChanged: () => this.dashboard.markDirty(),
-      store: o.store,
-      storeKey: this.storeKey,
-      chainTarget: (agent, session, target) => findChainRewindTarget({ store: o.store, repo: o.repo, issue: o.issue, policy: o.policy }, agent, session, target),
-      unconfirmed: (changes) => {
-        const have = this.upkeep.meta.unconfirmed ?? [];
-        const key = (c: UnconfirmedChange) => JSON.stringify([c.action, c.agent, c.session, c.target ?? null]);
-        const known = new Set(have.map(key));
-        return this.storeUnconfirmed([...have, ...changes.filter((c) => !known.has(key(c)))].slice(-200));
-      },
-      commanded: async (agent, session) => {
-        const have = this.upkeep.meta.unconfirmed ?? [];
-        const left = have.filter((c) => c.agent !== agent || c.session !== session);
-        if (left.length === have.length) return;
-        await this.storeUnconfirmed(left);
-        this.dashboard.markDirty();
-      },
-    });
+  constructor(
+    private readonly o: TrackerPorts,
+    parts: TrackerParts,
+  ) {
+    this.projection = parts.projection;
+    this.dashboard = parts.dashboard;
+    this.controls = parts.controls;
+    this.body = parts.body;
+    this.meta = parts.meta;
+    this.alerts = parts.alerts;
+    this.entries = parts.entries;
+    this.upkeep = parts.upkeep;
+    this.now = o.now;
+    this.repo = o.repo;
+    this.issue = o.issue;
+    this.key = o.key;
+    this.storeKey = o.storeKey;
+    this.lease = o.lease;
+    // The control desk's own records, folded at once (the webhook for them may come later or never).
+    parts.ownComments.listen((c: HostComment) => void this.apply([{ type: "upsert", comment: toCommentRecord(c) }]));
   }
 
-  /**
-   * Keep the unconfirmed box changes (IssueMeta.unconfirmed) in the store, so the dashboard line outlives a
-   * restart and a replica that takes over shows it too; without the lease, in memory only (the writer keeps them).
-   */
-  private async storeUnconfirmed(unconfirmed: UnconfirmedChange[]): Promise<void> {
-    const fence = this.o.lease.current();
-    if (fence) {
-      try {
-        this.upkeep.meta = await this.o.store.updateIssueMeta(fence, this.storeKey, { unconfirmed });
-        return;
-      } catch (e) {
-        this.o.logger.warn({ err: e, issue: this.key }, "storing the unconfirmed box changes failed; the dashboard shows them until this process stops (the reply comment names them too)");
-      }
-    }
-    this.upkeep.meta = { ...this.upkeep.meta, unconfirmed };
-  }
-
-  /** The issue body as last seen or written by this process (null: not read yet), to notice people's edits when polling. */
-  private knownBody: string | null = null;
-  /**
-   * The control boxes of the last body seen, as the store keeps them (IssueMeta.boxesSeen, see
-   * controlBoxesOf): a restart diffs the body it first reads against them, so a box ticked while the
-   * bot was down is seen (issue 28.4). null: nothing stored (a first start on this issue).
-   */
-  private boxesSeen: string | null = null;
   /** Set during the first read of an issue the store never held: older commands are history (COMMAND_GRACE_MS). */
   private commandBaselineBeforeMs: number | null = null;
 
-  /**
-   * A person's edit of the body: hold dashboard writes, act on changed control
-   * boxes. `before` is the body they edited (a webhook's `changes.body.from`),
-   * else the body this process last knew.
-   */
-  async onHumanBodyEdit(before: string | null, after: string, editor: BodyEditor, editedAt: string | null = null): Promise<void> {
-    const prev = before ?? this.knownBody ?? this.boxesSeen;
-    this.knownBody = after;
-    this.dashboard.noteHumanEdit(after);
-    // Stored before the boxes act: a restart after this point diffs against this body, never runs the edit again.
-    await this.rememberBody(after);
-    if (prev !== null) await this.controls.onBodyEdit(prev, after, editor, bodyEditKey(editedAt, after));
+  /** A person's edit of the body (see BodyWatch). */
+  onHumanBodyEdit(before: string | null, after: string, editor: BodyEditor, editedAt: string | null = null): Promise<void> {
+    return this.body.onHumanBodyEdit(before, after, editor, editedAt);
   }
 
-  /**
-   * An `issues.edited` delivery that names no body change (a title edit, an attachment upload): the
-   * body is compared with the last one seen, as a poll does; the sender edited something else, so the
-   * editor of any body change found is unknown. `poster` null: the payload named none (a poll diffs later).
-   */
-  async onBodyDelivered(body: string, poster: string | null, updatedAt: string | null): Promise<void> {
-    if (body === this.knownBody) return;
-    if (poster === null) return;
-    await this.onPolledBody(body, poster, updatedAt);
+  /** An `issues.edited` delivery that names no body change (see BodyWatch). */
+  onBodyDelivered(body: string, poster: string | null, updatedAt: string | null): Promise<void> {
+    return this.body.onBodyDelivered(body, poster, updatedAt);
   }
 
-  /** A body read by a poll, before a dashboard write, or by a delivery that named no body change. */
-  private async onPolledBody(body: string, poster: string, updatedAt: string | null): Promise<void> {
-    if (body === this.knownBody) return;
-    // The bot's own write read back before it returned (or another replica's): not a person's edit.
-    if (this.dashboard.isOwnBody(body)) {
-      this.knownBody = body;
-      await this.rememberBody(body);
-      return;
-    }
-    if (this.knownBody === null) {
-      // The first read of this process. With the boxes of the last body seen in the store, a change since
-      // was made while the bot was down (both modes: Forgejo does not redeliver what failed meanwhile).
-      const stored = this.boxesSeen;
-      if (stored !== null && controlBoxesOf(body) !== stored) return this.onHumanBodyEdit(stored, body, { whileDownOnIssuePostedBy: poster }, updatedAt === null ? null : `down:${updatedAt}`);
-      this.knownBody = body;
-      await this.rememberBody(body);
-      return;
-    }
-    await this.onHumanBodyEdit(null, body, { unknownEditorOfIssuePostedBy: poster }, updatedAt);
-  }
-
-  /** Keep the boxes of a body seen (or written) in the store, when they changed and this process is the issue's writer. */
-  private async rememberBody(body: string): Promise<void> {
-    const boxes = controlBoxesOf(body);
-    if (boxes === this.boxesSeen) return;
-    const fence = this.o.lease.current();
-    if (!fence) return; // the writer keeps it; a follower that becomes the writer reads it from the store
-    try {
-      await this.o.store.updateIssueMeta(fence, this.storeKey, { boxesSeen: boxes });
-      this.boxesSeen = boxes;
-    } catch (e) {
-      // A lease lost meanwhile, or the store down: the next body seen stores it again; the command path goes on.
-      this.o.logger.warn({ err: e, issue: this.key }, "storing the control boxes of the body last seen failed; the next read stores them");
-    }
-  }
-
-  /**
-   * Polling: read the body too, so ticks work without webhooks. Also run on its own, more often than the
-   * comments are polled (CHECKPOST_BODY_POLL_INTERVAL_MS), so a person's tick is recorded within seconds.
-   */
-  async pollBody(): Promise<void> {
-    const issue = await this.o.api.getIssue(this.o.repo, this.o.issue);
-    await this.onPolledBody(issue.body, issue.author, issue.updatedAt);
+  /** Polling: read the body too, so ticks work without webhooks (see BodyWatch). */
+  pollBody(): Promise<void> {
+    return this.body.pollBody();
   }
 
   /** People's slash commands in comments the store took as new (a first sight, by whatever path): each claimed once in the store. */
@@ -234,40 +152,6 @@ export class SessionTracker implements TrackerContext {
       const baseline = this.commandBaselineBeforeMs !== null && Date.parse(c.createdAt) < this.commandBaselineBeforeMs;
       await this.controls.onComment({ id: c.id, body: c.body, author: c.author }, { baseline });
     }
-  }
-
-  /** Signing and legacy-writer policy of the resume index. */
-  private indexOptions(): Pick<RenderDashboardOptions, "resumeIndexSigning" | "legacyWriters"> {
-    const o = this.o;
-    return {
-      ...(o.policy.signingKey ? { resumeIndexSigning: { key: o.policy.signingKey, scope: resumeIndexScope(o.repo.owner, o.repo.repo, o.issue) } } : {}),
-      ...(o.policy.legacyWriters ? { legacyWriters: o.policy.legacyWriters } : {}),
-    };
-  }
-
-  /** The dashboard section as it would be written now (`ref`: pointing at the index comment instead of holding the index). */
-  renderSection(ref?: ResumeIndexRef | null): string {
-    const o = this.o;
-    const meta = this.upkeep.meta;
-    return renderDashboard(this.projection.snapshot(), this.now(), {
-      liveness: o.liveness,
-      ...o.dashboard,
-      retention: {
-        comments: this.projection.snapshot().comments,
-        rolloverAt: o.rollover.rolloverAt,
-        healthRetentionMs: o.compaction.retentionMs,
-        ...(meta.predecessor !== undefined ? { predecessor: meta.predecessor } : {}),
-        ...(meta.successor !== undefined ? { successor: meta.successor } : {}),
-        ...(meta.compaction ? { compaction: meta.compaction } : {}),
-      },
-      ...(meta.unconfirmed?.length ? { unconfirmed: meta.unconfirmed } : {}),
-      ...this.indexOptions(),
-      ...(ref !== undefined ? { resumeIndexRef: ref } : {}),
-    });
-  }
-
-  get key(): string {
-    return `${this.o.repo.owner}/${this.o.repo.repo}#${this.o.issue}`;
   }
 
   /**
@@ -284,7 +168,7 @@ export class SessionTracker implements TrackerContext {
     this.asOf = this.now();
     for (const e of events) if (e.type === "upsert") this.noteComment(e.comment);
     const changed = this.projection.applyAll(events);
-    await readHistory(this);
+    await readHistory(this.history);
     if (changed) this.afterChange();
     // Before the batch's commands run: `after` must be this batch's fold alone, or a command's own
     // record (an unpause) would look like a lost effect and be undone (issue 28.1).
@@ -304,7 +188,7 @@ export class SessionTracker implements TrackerContext {
     const changed = this.projection.applyAll(events);
     if (changed) this.afterChange();
     if (this.projection.historyNeeded().length)
-      void readHistory(this).then(
+      void readHistory(this.history).then(
         () => this.afterChange(),
         (e: unknown) => this.o.logger.warn({ err: e, issue: this.key }, "reading entry history from the store failed; the next change retries"),
       );
@@ -317,8 +201,7 @@ export class SessionTracker implements TrackerContext {
    * stored watermark), else a full read from Forgejo.
    */
   async start(): Promise<"store" | "forgejo"> {
-    this.upkeep.meta = await this.o.store.issueMeta(this.storeKey);
-    this.boxesSeen = this.upkeep.meta.boxesSeen ?? null;
+    this.body.restore((await this.meta.load()).boxesSeen ?? null);
     const watermark = await this.o.store.watermark(this.storeKey);
     const state = watermark ? await this.o.store.projectionState(this.storeKey) : null;
     const sealed = state === null ? null : parseSealedState(state);
@@ -332,7 +215,7 @@ export class SessionTracker implements TrackerContext {
     const self = this.o.selfLogin.toLowerCase();
     // (pollFromMs needs nothing from claimed comments: it starts at the stored watermark below.)
     const claim = (c: StoredComment) => c.author.toLowerCase() !== self && this.projection.claimFolded(c);
-    const stored = watermark ? await forEachStored(this, restore, sealed ? { claim } : {}) : 0;
+    const stored = watermark ? await forEachStored(this.o, restore, sealed ? { claim } : {}) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
       this.commandBaselineBeforeMs = this.now().getTime() - COMMAND_GRACE_MS;
@@ -343,7 +226,7 @@ export class SessionTracker implements TrackerContext {
       }
       return "forgejo";
     }
-    await readHistory(this);
+    await readHistory(this.history);
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
     await this.poll();
     this.upkeep.lateCarryDue = true;
@@ -380,7 +263,7 @@ export class SessionTracker implements TrackerContext {
     await folding;
     const gone: CommentEvent[] = [];
     await forEachStored(
-      this,
+      this.o,
       (c) => {
         if (!c.deleted && !listed.has(c.id) && c.id <= judgedUpTo) gone.push({ type: "delete", commentId: c.id });
       },
@@ -458,7 +341,7 @@ export class SessionTracker implements TrackerContext {
   asOf: Date | null = null;
   /** The issue that continues this one, once rolled over (as last read from the store). */
   get successor(): number | undefined {
-    return this.upkeep.meta.successor;
+    return this.meta.meta.successor;
   }
 
   /**
@@ -467,8 +350,9 @@ export class SessionTracker implements TrackerContext {
    */
   async followRollover(): Promise<void> {
     if (this.upkeep.stopped) return;
-    await this.upkeep.refreshMeta();
-    if (this.upkeep.meta.successor !== undefined) await this.o.rollover.track(this.upkeep.meta.successor);
+    await this.meta.refresh();
+    const successor = this.meta.meta.successor;
+    if (successor !== undefined) await this.o.track(successor);
   }
 
   /**
@@ -482,6 +366,11 @@ export class SessionTracker implements TrackerContext {
   /** Resolves when scheduled upkeep (rollover, carrying) is done. */
   maintained(): Promise<void> {
     return this.upkeep.maintained();
+  }
+
+  /** What readHistory uses: the store, the projection, the names. */
+  private get history() {
+    return { store: this.o.store, storeKey: this.storeKey, projection: this.projection, logger: this.o.logger, key: this.key };
   }
 
   /** Refresh this issue's gauges (called by the /metrics handler). */

@@ -3,7 +3,8 @@ import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import type { TrustPolicy } from "../projection/index.ts";
 import type { BotConfig } from "./bot-config.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
-import { SessionTracker } from "./session-tracker.ts";
+import type { SessionTracker } from "./session-tracker.ts";
+import { createSessionTracker } from "./assemble-tracker.ts";
 import { IssueLease } from "./replicas/issue-lease.ts";
 import type { ReplicaCoordinator } from "./replicas/replica-coordinator.ts";
 import type { BotState } from "../bot-state/index.ts";
@@ -77,7 +78,7 @@ export class TrackerRegistry {
       await t.maintained();
       await t.entriesStored();
       await t.storeSealedState().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not store the projection state; the next start parses every comment"));
-      await t.o.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
+      await t.lease.release().catch((e: unknown) => this.d.logger.warn({ err: e, issue: t.key }, "could not release the lease; it runs out by itself"));
     }
   }
 
@@ -94,7 +95,7 @@ export class TrackerRegistry {
       onAcquired: () => tracker?.dashboard.markDirty(),
       ...(replica ? { mayTake: () => replica.mayTake() } : {}),
     });
-    const t = new SessionTracker({
+    const t = createSessionTracker({
       store: this.d.store,
       lease,
       rollover: { title: config.title, label: config.label, rolloverAt: config.rolloverAt, track: (n) => this.track(repo, n) },

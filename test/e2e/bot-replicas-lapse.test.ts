@@ -70,7 +70,7 @@ describe.skipIf(!server.url)(`polling replicas when the leader dies${server.url 
   it(
     "after the leader stops (as a crash: no release), a follower ingests within about half a TTL, not a whole one",
     async () => {
-      const leads = (b: Bot) => b.trackers().some((t) => t.o.lease.current() !== null);
+      const leads = (b: Bot) => b.trackers().some((t) => t.lease.current() !== null);
       for (let i = 0; i < 200 && !bots.some(leads); i++) await new Promise((r) => setTimeout(r, 50));
       const leader = bots.find(leads)!;
       const follower = bots.find((b) => b !== leader)!;
@@ -79,9 +79,9 @@ describe.skipIf(!server.url)(`polling replicas when the leader dies${server.url 
       for (const until = Date.now() + 2 * POLL + 5_000; Date.now() < until && (await phaseAt(follower)) !== "before"; ) await new Promise((r) => setTimeout(r, 50));
       expect(await phaseAt(follower)).toBe("before");
       // A crash: the leader's lease is neither released nor renewed again.
-      for (const t of leader.trackers()) t.o.lease.release = async () => undefined;
+      for (const t of leader.trackers()) t.lease.release = async () => undefined;
       if (leader.replica) leader.replica.store.forgetReplica = async () => undefined;
-      const lastRenewal = Math.max(...(await Promise.all(leader.trackers().map(async (t) => ((await leader.store.peekLease(t.o.lease.name))?.expiresAtMs ?? 0) - TTL))));
+      const lastRenewal = Math.max(...(await Promise.all(leader.trackers().map(async (t) => ((await leader.store.peekLease(t.lease.name))?.expiresAtMs ?? 0) - TTL))));
       await leader.stop();
       const killedAt = Date.now();
       await save("after");
@@ -90,7 +90,7 @@ describe.skipIf(!server.url)(`polling replicas when the leader dies${server.url 
       while (ingestMs < 0 || takeoverMs < 0) {
         const now = Date.now();
         if (ingestMs < 0 && (await phaseAt(follower)) === "after") ingestMs = now - killedAt;
-        if (takeoverMs < 0 && follower.trackers().some((t) => t.o.lease.current() !== null)) takeoverMs = now - killedAt;
+        if (takeoverMs < 0 && follower.trackers().some((t) => t.lease.current() !== null)) takeoverMs = now - killedAt;
         if (now - killedAt > 3 * TTL) break;
         await new Promise((r) => setTimeout(r, 25));
       }

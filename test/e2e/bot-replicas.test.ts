@@ -55,7 +55,7 @@ describe.skipIf(!server.url)(`bot replicas on PostgreSQL${server.url ? "" : ` (s
     const r = await fetch(`${bot.url}${path}`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
     return { status: r.status, body: (await r.json()) as unknown };
   };
-  const leadsIssue = (b: Bot, repo: typeof REPO) => b.trackers().some((t) => t.o.repo.repo === repo.repo && t.o.lease.current() !== null);
+  const leadsIssue = (b: Bot, repo: typeof REPO) => b.trackers().some((t) => t.repo.repo === repo.repo && t.lease.current() !== null);
   const leader = () => live().filter((b) => leadsIssue(b, REPO));
 
   beforeAll(async () => {

@@ -146,11 +146,11 @@ describe("the bot's durable store", () => {
     // … but only the lease holder writes.
     expect(a?.dashboard.writes).toBeGreaterThan(0);
     expect(b?.dashboard.writes).toBe(0);
-    expect(b?.o.lease.current()).toBeNull();
+    expect(b?.lease.current()).toBeNull();
 
     await world.bot.stop(); // releases its lease
     await second.renewLeases();
-    expect(b?.o.lease.current()).not.toBeNull();
+    expect(b?.lease.current()).not.toBeNull();
     await api.createComment(world.repo, world.issue, cp("commit_complete"));
     await world.forge.admin.idle();
     await second.idle();

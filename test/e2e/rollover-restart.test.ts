@@ -98,7 +98,7 @@ describe("a save on the closed issue after a bot restart", () => {
     for (const x of both) await x.tracker(world.repo, successor)?.maintained();
     for (const x of both) await x.reconcileAll();
     for (const x of both) await x.tracker(world.repo, successor)?.maintained();
-    expect(both.filter((x) => x.tracker(world.repo, successor)?.o.lease.current() !== null)).toHaveLength(1);
+    expect(both.filter((x) => x.tracker(world.repo, successor)?.lease.current() !== null)).toHaveLength(1);
     expect(await copiesOf(world, successor, late)).toHaveLength(1);
   });
 

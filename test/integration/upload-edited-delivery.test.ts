@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotMetrics } from "../../src/bot/bot-metrics.ts";
 import { handleDelivery } from "../../src/bot/ingest/handle-delivery.ts";
-import type { SessionTracker } from "../../src/bot/session-tracker.ts";
+import type { WatchedIssue } from "../../src/bot/tracker-ports.ts";
 import { seededForge, type Seeded } from "../forge/helpers.ts";
 import { startReceiver, type Receiver } from "../forge/receiver.ts";
 
@@ -56,7 +56,7 @@ describe("an upload's `edited` webhook", () => {
       onHumanBodyEdit: async (before: string | null, after: string) => void edits.push([before, after]),
       onBodyDelivered: async () => {},
       renderSection: () => "",
-    } as unknown as SessionTracker;
+    } as unknown as WatchedIssue;
     const metrics = { deliveries: { inc: () => {} }, handleSeconds: { observe: () => {} } } as unknown as BotMetrics;
     const deps = { log: pino({ level: "silent" }), metrics, self: "checkpost-bot", watched: () => true, tracker: () => tracker, track: async () => tracker, isSessionIssue: () => true };
     for (const p of sent) await handleDelivery("issues", p, deps);

@@ -12,7 +12,7 @@ const MAX_LINES = 300;
 
 /** Files over MAX_LINES, each with its line count today (a ceiling) and why it is not split yet. */
 const OVER_ALLOWED: readonly { file: string; lines: number; why: string }[] = [
-  { file: "src/bot/session-tracker.ts", lines: 493, why: "issue 31 item 3 rebuilds the tracker from parts (branch i31-bot)" },
+  { file: "src/bot/session-tracker.ts", lines: 382, why: "issue 31 item 3 (i31-bot) assembled the tracker from parts and took it from 493 lines to 382; not split further yet" },
   { file: "src/bot/upkeep/issue-rollover.ts", lines: 473, why: "issue 31 item 5: rollover joins the chain in one folder, and item 3 splits upkeep (branch i31-bot)" },
   { file: "src/bot/upkeep/dashboard-writer.ts", lines: 332, why: "the control desk's issue owns it this round (ORDER.md: the tick diff and the hold)" },
   { file: "src/embedded-forge/store-sqlite.ts", lines: 518, why: "'Forge fidelity, round two' owns src/embedded-forge this round (ORDER.md)" },

@@ -104,6 +104,15 @@ const layerOf = (f: string) => {
  */
 const UPWARD_ALLOWED: string[] = [];
 
+/**
+ * The bot's assembly (issue 31, item 3): the tracker, its factory, the registry and the bot's factory. The
+ * parts under src/bot/<job>/ take the narrow ports they use (the factory, assemble-tracker.ts, builds
+ * them) and never import these, type-only imports included: a part that needs another issue's tracker
+ * takes WatchedIssue (src/bot/tracker-ports.ts).
+ */
+const BOT_ASSEMBLY = ["src/bot/session-tracker.ts", "src/bot/assemble-tracker.ts", "src/bot/tracker-registry.ts", "src/bot/create-bot.ts"];
+const inBotPart = (f: string) => /^src\/bot\/[^/]+\//.test(f);
+
 /** Reads of the clock and the environment in a file, found in its syntax tree (comments and strings do not count). */
 function impureReads(file: string): string[] {
   const sf = ts.createSourceFile(file, readFileSync(`${root}${file}`, "utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -197,6 +206,15 @@ describe("import rules of src/", () => {
       UPWARD_ALLOWED.filter((a) => !upward.includes(a)),
       "no longer upward: remove from UPWARD_ALLOWED",
     ).toEqual([]);
+  });
+
+  it("no part of the bot (src/bot/<job>/) imports the tracker, its factory, the registry or the bot's factory", () => {
+    const bad = graph.edges.filter((e) => inBotPart(e.from) && e.to !== null && BOT_ASSEMBLY.includes(e.to)).map((e) => `${e.from} imports ${e.to}`);
+    expect(bad, "take a narrow port (an interface of the part's own, or WatchedIssue in src/bot/tracker-ports.ts), built by src/bot/assemble-tracker.ts").toEqual([]);
+    // Not vacuous: there are parts, and the factory does assemble the tracker from them.
+    expect(graph.files.filter(inBotPart).length).toBeGreaterThan(20);
+    const assembled = graph.edges.filter((e) => e.from === "src/bot/assemble-tracker.ts" && e.to !== null && inBotPart(e.to)).map((e) => e.to);
+    expect(new Set(assembled.map((f) => f?.split("/")[2]))).toEqual(new Set(["alerts", "controls", "ingest", "replicas", "upkeep"]));
   });
 
   it("has no import cycles", () => {

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BUILTIN_PHASE_MAPS } from "../../protocol/index.ts";
 import { decideResume, freshnessOf, liveness } from "../../projection/index.ts";
-import type { SessionTracker } from "../session-tracker.ts";
+import type { WatchedIssue } from "../tracker-ports.ts";
 import type { BotMetrics } from "../bot-metrics.ts";
 import type { BotConfig } from "../bot-config.ts";
 
 export interface ApiDeps {
-  trackers: () => SessionTracker[];
+  trackers: () => WatchedIssue[];
   ready: () => boolean;
   /** The bot's own login: /healthz names it, so `doctor` can warn a person whose token is the bot's (their commands are ignored). */
   selfLogin?: string;
@@ -16,7 +16,7 @@ export interface ApiDeps {
   config: Pick<BotConfig, "liveness" | "pollIntervalMs" | "reconcileIntervalMs">;
   now: () => Date;
   /** Replicas: fold what the issue's leader stored up to now, before a follower answers (ReplicaCoordinator.readThrough). */
-  readThrough?: (t: SessionTracker) => Promise<void>;
+  readThrough?: (t: WatchedIssue) => Promise<void>;
 }
 
 /** One GET route of the bot's API: answers from memory, never asks Forgejo. */
@@ -30,16 +30,16 @@ function send(res: ServerResponse, status: number, body: unknown): true {
 }
 
 /** Pick the tracker a query means: explicit repo+issue, or the only one holding the agent+session; then its chain's head. */
-function pick(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
+function pick(trackers: WatchedIssue[], q: URLSearchParams, agent?: string, session?: string): WatchedIssue | { status: number; error: string } {
   const picked = pickIssue(trackers, q, agent, session);
   return "projection" in picked ? headOf(trackers, picked) : picked;
 }
 
 /** A rolled-over issue answers for its chain: the successor's tracker (its head's), never the closed issue's. */
-function headOf(trackers: SessionTracker[], t: SessionTracker): SessionTracker {
-  const seen = new Set<SessionTracker>([t]);
+function headOf(trackers: WatchedIssue[], t: WatchedIssue): WatchedIssue {
+  const seen = new Set<WatchedIssue>([t]);
   for (let next = t.successor; next !== undefined; ) {
-    const s = trackers.find((x) => x.o.repo.owner === t.o.repo.owner && x.o.repo.repo === t.o.repo.repo && x.o.issue === next);
+    const s = trackers.find((x) => x.repo.owner === t.repo.owner && x.repo.repo === t.repo.repo && x.issue === next);
     if (!s || seen.has(s)) break;
     seen.add(s);
     t = s;
@@ -48,16 +48,16 @@ function headOf(trackers: SessionTracker[], t: SessionTracker): SessionTracker {
   return t;
 }
 
-function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: string, session?: string): SessionTracker | { status: number; error: string } {
+function pickIssue(trackers: WatchedIssue[], q: URLSearchParams, agent?: string, session?: string): WatchedIssue | { status: number; error: string } {
   const repo = q.get("repo");
   const issue = q.get("issue");
   if (repo || issue) {
-    const t = trackers.find((x) => `${x.o.repo.owner}/${x.o.repo.repo}` === repo && String(x.o.issue) === issue);
+    const t = trackers.find((x) => `${x.repo.owner}/${x.repo.repo}` === repo && String(x.issue) === issue);
     return t ?? { status: 404, error: `no watched session issue ${repo}#${issue}` };
   }
   // Issues that rolled over are answered for by their heads.
   const open = trackers.filter((t) => t.successor === undefined);
-  if (open.length === 1) return open[0] as SessionTracker;
+  if (open.length === 1) return open[0] as WatchedIssue;
   // Mid-rollover (the successor is opened and being carried into, not watched yet): the newest issue still holds everything.
   if (open.length === 0) {
     const newest = newestOfOneRepo(trackers);
@@ -65,7 +65,7 @@ function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: strin
   }
   if (agent !== undefined && session !== undefined) {
     const holding = open.filter((t) => t.projection.snapshot().entries.some((e) => e.agent === agent && e.session === session));
-    if (holding.length === 1) return holding[0] as SessionTracker;
+    if (holding.length === 1) return holding[0] as WatchedIssue;
   }
   return newestOfOneRepo(open) ?? { status: 400, error: `${open.length} session issues are watched: pass repo=owner/repo&issue=N` };
 }
@@ -76,10 +76,10 @@ function pickIssue(trackers: SessionTracker[], q: URLSearchParams, agent?: strin
  * the successor link; answering 400 then made a reader fail for no reason the user could act on.
  * Trackers of several repositories stay ambiguous (undefined).
  */
-export function newestOfOneRepo<T extends { o: { repo: { owner: string; repo: string }; issue: number } }>(open: readonly T[]): T | undefined {
+export function newestOfOneRepo<T extends { repo: { owner: string; repo: string }; issue: number }>(open: readonly T[]): T | undefined {
   const first = open[0];
-  if (!first || open.some((t) => t.o.repo.owner !== first.o.repo.owner || t.o.repo.repo !== first.o.repo.repo)) return undefined;
-  return open.reduce((a, b) => (b.o.issue > a.o.issue ? b : a));
+  if (!first || open.some((t) => t.repo.owner !== first.repo.owner || t.repo.repo !== first.repo.repo)) return undefined;
+  return open.reduce((a, b) => (b.issue > a.issue ? b : a));
 }
 
 const healthz: ApiRoute = (_url, res, d) => send(res, 200, { status: "ok", ...(d.selfLogin ? { login: d.selfLogin } : {}) });
@@ -107,7 +107,7 @@ const sessions: ApiRoute = (_url, res, d) =>
     200,
     d.trackers().map((t) => {
       const s = t.projection.snapshot();
-      return { repo: `${t.o.repo.owner}/${t.o.repo.repo}`, issue: t.o.issue, comments: s.comments, agents: s.entries.length, anomalies: s.anomalies.length, watermark: s.watermark };
+      return { repo: `${t.repo.owner}/${t.repo.repo}`, issue: t.issue, comments: s.comments, agents: s.entries.length, anomalies: s.anomalies.length, watermark: s.watermark };
     }),
   );
 
@@ -117,8 +117,8 @@ const agents: ApiRoute = (url, res, d) => {
   const now = d.now();
   const snap = t.projection.snapshot();
   return send(res, 200, {
-    repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
-    issue: t.o.issue,
+    repo: `${t.repo.owner}/${t.repo.repo}`,
+    issue: t.issue,
     agents: snap.entries.map((e) => ({ ...e, liveness: liveness(e, now, d.config.liveness) })),
     anomalies: snap.anomalies,
   });
@@ -154,7 +154,7 @@ const resume: ApiRoute = async (url, res, d): Promise<true> => {
   }
   // A follower replica answers what the leader stored, not what its feed brought a round ago.
   let readThroughError: string | null = null;
-  if (d.readThrough && t.o.lease.current() === null) {
+  if (d.readThrough && t.lease.current() === null) {
     try {
       await d.readThrough(t);
     } catch (e) {
@@ -173,8 +173,8 @@ const resume: ApiRoute = async (url, res, d): Promise<true> => {
   const freshness = freshnessOf({ asOf: t.asOf, watermark: t.projection.watermark(), watermarkUpdatedAt: t.projection.watermarkUpdatedAt(), budgetMs: freshnessBudgetMs(d.config), now });
   return send(res, 200, {
     ...answer,
-    repo: `${t.o.repo.owner}/${t.o.repo.repo}`,
-    issue: t.o.issue,
+    repo: `${t.repo.owner}/${t.repo.repo}`,
+    issue: t.issue,
     freshness:
       readThroughError === null
         ? freshness

@@ -4,7 +4,7 @@ import { isProtocolBody } from "../../bot-state/index.ts";
 import type { StoredComment } from "../../bot-state/index.ts";
 import { bodyHash } from "../../projection/body-hash.ts";
 import type { ControlDesk } from "./control-desk.ts";
-import type { TrackerContext } from "../tracker-context.ts";
+import type { IssueLease } from "../replicas/issue-lease.ts";
 
 /**
  * Comments of this batch that may undo a control: deletes, and the bot's own protocol records whose
@@ -52,14 +52,14 @@ export function controlStates(projection: Projection): Map<string, AgentEntry> {
  * reader (which follow the newest records) agree that the state did not change.
  */
 export async function restoreControls(
-  t: Pick<TrackerContext, "o" | "projection">,
-  controls: ControlDesk,
+  t: { lease: Pick<IssueLease, "current">; projection: Projection },
+  controls: Pick<ControlDesk, "restore">,
   before: Map<string, AgentEntry>,
   touched: Map<number, string>,
   /** The batch's events the store took as new (ApplyResult.changed), not every event given. */
   storedAsNew: readonly CommentEvent[],
 ): Promise<void> {
-  if (!t.o.lease.current()) return; // the writer restores; the others fold its record
+  if (!t.lease.current()) return; // the writer restores; the others fold its record
   const after = controlStates(t.projection);
   // What the store took as new (a first sight, a newer version): a pause listed again with the batch is not new.
   const fresh = new Set(storedAsNew.flatMap((e) => (e.type === "upsert" ? [e.comment.id] : [])));

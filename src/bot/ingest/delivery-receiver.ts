@@ -9,7 +9,8 @@ import { handleDelivery } from "./handle-delivery.ts";
 import type { DeliveryDeps } from "./handle-delivery.ts";
 import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
-import type { TrackerRegistry } from "../tracker-registry.ts";
+import type { RepoRef } from "../../ports/issue-host.ts";
+import type { WatchedIssue } from "../tracker-ports.ts";
 
 export interface DeliveryReceiver {
   /** Answer a POST to the webhook path (size cap, signature, dispatch). */
@@ -27,9 +28,16 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
  * X-GitHub-Delivery, X-Hub-Signature-256), which Forgejo sends too beside its
  * own X-Forgejo-* copies: no host's own header names are read here (issue 31). Deliveries in flight are tracked so tests and shutdown can wait.
  */
+/** The watched issues, as the receiver uses them (TrackerRegistry is one). */
+export interface WatchedIssues {
+  watches(repo: RepoRef): boolean;
+  track(repo: RepoRef, issue: number): Promise<WatchedIssue>;
+  get(repo: RepoRef, issue: number): WatchedIssue | undefined;
+}
+
 export async function createDeliveryReceiver(
   config: BotConfig,
-  d: { registry: TrackerRegistry; clientApiUrl: string; selfLogin: string; logger: Logger; metrics: BotMetrics },
+  d: { registry: WatchedIssues; clientApiUrl: string; selfLogin: string; logger: Logger; metrics: BotMetrics },
 ): Promise<DeliveryReceiver> {
   const { logger: log, metrics, registry } = d;
   const inflight = new Set<Promise<unknown>>();

@@ -4,15 +4,15 @@ import type { RepoRef } from "../../ports/issue-host.ts";
 import type { CommentEvent } from "../../projection/index.ts";
 import type { BotMetrics } from "../bot-metrics.ts";
 import { IssueCommentPayloadSchema, IssuesPayloadSchema } from "./payloads.ts";
-import type { SessionTracker } from "../session-tracker.ts";
+import type { WatchedIssue } from "../tracker-ports.ts";
 
 export interface DeliveryDeps {
   log: Logger;
   metrics: BotMetrics;
   self: string;
   watched: (r: RepoRef) => boolean;
-  track: (r: RepoRef, issue: number) => Promise<SessionTracker>;
-  tracker: (r: RepoRef, issue: number) => SessionTracker | undefined;
+  track: (r: RepoRef, issue: number) => Promise<WatchedIssue>;
+  tracker: (r: RepoRef, issue: number) => WatchedIssue | undefined;
   isSessionIssue: (issue: { title: string; labels?: { name: string }[] | null; pull_request?: unknown }) => boolean;
 }
 
@@ -60,7 +60,7 @@ export async function handleDelivery(event: string, payload: unknown, d: Deliver
                 ...(comment.html_url ? { htmlUrl: comment.html_url } : {}),
               },
             };
-      // People's /checkpost commands run inside apply, once per comment id whatever path it came by (SessionTracker.runCommands).
+      // People's /checkpost commands run inside apply, once per comment id whatever path it came by (WatchedIssue.runCommands).
       result = (await t.apply([ev], deliveryId)) ? "applied" : "unchanged";
     } else if (event === "issues") {
       const data = validated(IssuesPayloadSchema, payload, event, d.log);

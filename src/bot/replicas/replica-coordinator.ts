@@ -3,7 +3,7 @@ import type { ChangeListener, FeedCursor, ReplicaStore } from "../../bot-state/i
 import { ChangesUnheardError, StaleLeaseError } from "../../bot-state/index.ts";
 import type { BotMetrics } from "../bot-metrics.ts";
 import type { IssueLease } from "./issue-lease.ts";
-import type { SessionTracker } from "../session-tracker.ts";
+import type { WatchedIssue } from "../tracker-ports.ts";
 
 export interface ReplicaCoordinatorOptions {
   replicaId: string;
@@ -28,8 +28,8 @@ export interface ReplicaCoordinatorOptions {
  *   current and is logged with it (the chaos test counts overlaps from the log).
  */
 export class ReplicaCoordinator {
-  private readonly cursors = new Map<SessionTracker, FeedCursor>();
-  private trackers: () => SessionTracker[] = () => [];
+  private readonly cursors = new Map<WatchedIssue, FeedCursor>();
+  private trackers: () => WatchedIssue[] = () => [];
   private timers: NodeJS.Timeout[] = [];
   private liveReplicas = 1;
   private stopped = false;
@@ -38,7 +38,7 @@ export class ReplicaCoordinator {
   /** "unheard": notifications do not come back on this database URL (a transaction-pooling proxy): the poll alone, for good. */
   private listening: "no" | "trying" | "yes" | "unheard" = "no";
   /** Trackers with a feed read queued behind the one under way (a burst of notifications costs one read). */
-  private readonly queued = new Set<SessionTracker>();
+  private readonly queued = new Set<WatchedIssue>();
 
   constructor(
     readonly store: ReplicaStore,
@@ -49,18 +49,18 @@ export class ReplicaCoordinator {
     return this.o.replicaId;
   }
 
-  attach(trackers: () => SessionTracker[]): void {
+  attach(trackers: () => WatchedIssue[]): void {
     this.trackers = trackers;
   }
 
   /** Before a tracker first reads the store: its feed starts here, so nothing committed after that read is missed. */
-  async beforeStart(t: SessionTracker): Promise<void> {
+  async beforeStart(t: WatchedIssue): Promise<void> {
     this.cursors.set(t, await this.store.feedCursor());
   }
 
   /** Issues this replica leads now. */
-  held(): SessionTracker[] {
-    return this.trackers().filter((t) => t.o.lease.current() !== null);
+  held(): WatchedIssue[] {
+    return this.trackers().filter((t) => t.lease.current() !== null);
   }
 
   /**
@@ -99,13 +99,13 @@ export class ReplicaCoordinator {
    * the leader stored up to now, so the follower answers what the leader would, not up to a feed
    * round later. One query of the shared store; nothing is asked of Forgejo.
    */
-  async readThrough(t: SessionTracker): Promise<void> {
+  async readThrough(t: WatchedIssue): Promise<void> {
     await this.followOne(t);
   }
 
   /** One tracker's feed, one read at a time (the loop and a read-through share the cursor). */
-  private readonly following = new Map<SessionTracker, Promise<void>>();
-  private followOne(t: SessionTracker): Promise<void> {
+  private readonly following = new Map<WatchedIssue, Promise<void>>();
+  private followOne(t: WatchedIssue): Promise<void> {
     const prev = this.following.get(t) ?? Promise.resolve();
     const run = prev.then(async () => {
       const cursor = this.cursors.get(t);
@@ -202,14 +202,14 @@ export class ReplicaCoordinator {
     this.liveReplicas = await this.store.heartbeat(this.o.replicaId, this.o.leaseTtlMs);
     // Issues led elsewhere: a rollover there is seen here only through the store (when polling, nothing else tells).
     for (const t of this.trackers()) {
-      if (t.o.lease.current() !== null) continue;
+      if (t.lease.current() !== null) continue;
       const next = t.successor;
-      if (next === undefined || !this.trackers().some((x) => x.o.repo.owner === t.o.repo.owner && x.o.repo.repo === t.o.repo.repo && x.o.issue === next)) await t.followRollover();
+      if (next === undefined || !this.trackers().some((x) => x.repo.owner === t.repo.owner && x.repo.repo === t.repo.repo && x.issue === next)) await t.followRollover();
     }
     const held = this.held().filter((t) => t.successor === undefined);
     if (held.length > this.share()) {
-      const give = held[held.length - 1] as SessionTracker;
-      await give.o.lease.release();
+      const give = held[held.length - 1] as WatchedIssue;
+      await give.lease.release();
       this.o.metrics.leaseChanges.inc({ change: "released" });
       this.o.logger.info({ issue: give.storeKey, share: this.share(), replicas: this.liveReplicas }, "gave a lease back so leases spread over the replicas");
     }

@@ -1,11 +1,40 @@
 import { compactHealth } from "../../compaction/compact-health.ts";
 import type { CompactionResult } from "../../compaction/compact-health.ts";
 import { supersededHealthSelector } from "../../compaction/select-superseded-health.ts";
-import type { CommentRecord } from "../../projection/index.ts";
-import type { IssueMeta } from "../../bot-state/index.ts";
+import type { Logger } from "pino";
+import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import type { CommentRecord, Projection, TrustPolicy } from "../../projection/index.ts";
+import type { BotState } from "../../bot-state/index.ts";
+import type { IssueLease } from "../replicas/issue-lease.ts";
 import { carryLateSaves, rollOverIfDue } from "./issue-rollover.ts";
+import type { RolloverDeps } from "./issue-rollover.ts";
+import type { IssueMetaCell } from "./issue-meta.ts";
 import { STORE_PAGE } from "../ingest/stored-comments.ts";
-import type { TrackerContext } from "../tracker-context.ts";
+
+/** What TrackerUpkeep uses: the issue on its host and in the store, the lease, its settings, the meta cell. */
+export interface TrackerUpkeepDeps {
+  api: IssueHost;
+  repo: RepoRef;
+  issue: number;
+  policy: TrustPolicy;
+  selfLogin: string;
+  store: BotState;
+  /** The store's key of this issue. */
+  storeKey: string;
+  /** owner/repo#issue, for logs. */
+  key: string;
+  logger: Pick<Logger, "info" | "warn">;
+  lease: Pick<IssueLease, "current">;
+  now: () => Date;
+  projection: Pick<Projection, "snapshot">;
+  /** Rollover settings and how to start watching a successor. */
+  rollover: Pick<RolloverDeps, "title" | "label" | "rolloverAt" | "track">;
+  /** Health compaction: retention (0: off) and period. */
+  compaction: { retentionMs: number; intervalMs: number };
+  readWindowSize?: number;
+  /** The store's bookkeeping of the issue: read for the predecessor, refreshed after each run. */
+  meta: IssueMetaCell;
+}
 
 /** The writer's upkeep of one issue: rollover, carrying late saves from the closed predecessor, health compaction. */
 export class TrackerUpkeep {
@@ -21,10 +50,8 @@ export class TrackerUpkeep {
   private readonly lateCarryHeldBy = new Map<number, string | null>();
   /** Set by the tracker's stop: no upkeep runs after it. */
   stopped = false;
-  /** The store's rollover/compaction bookkeeping of this issue, as last read (the dashboard's retention line). */
-  meta: IssueMeta = {};
 
-  constructor(private readonly t: TrackerContext) {}
+  constructor(private readonly t: TrackerUpkeepDeps) {}
 
   /** Rollover (and carrying saves that raced it), after changes, by the writer only; one run at a time. */
   schedule(): void {
@@ -34,7 +61,7 @@ export class TrackerUpkeep {
     }
     this.maintaining = new Promise<void>((r) => setImmediate(r))
       .then(() => this.maintain())
-      .catch((e: unknown) => this.t.o.logger.warn({ err: e, issue: this.t.key }, "rollover failed; will try again on the next change"))
+      .catch((e: unknown) => this.t.logger.warn({ err: e, issue: this.t.key }, "rollover failed; will try again on the next change"))
       .finally(() => {
         this.maintaining = null;
         if (this.maintainAgain) {
@@ -61,7 +88,8 @@ export class TrackerUpkeep {
   }
 
   private async maintainNow(): Promise<void> {
-    const { o, projection } = this.t;
+    const o = this.t;
+    const { projection } = o;
     const fence = o.lease.current();
     if (!fence || this.stopped) return;
     await rollOverIfDue(
@@ -80,7 +108,7 @@ export class TrackerUpkeep {
       fence,
       projection.snapshot(),
     );
-    if (this.lateCarryDue && this.meta.predecessor !== undefined) {
+    if (this.lateCarryDue && o.meta.meta.predecessor !== undefined) {
       this.lateCarryDue = false;
       await carryLateSaves({
         api: o.api,
@@ -108,12 +136,8 @@ export class TrackerUpkeep {
     while (this.maintaining) await this.maintaining;
   }
 
-  async refreshMeta(): Promise<void> {
-    const meta = await this.t.o.store.issueMeta(this.t.storeKey);
-    if (JSON.stringify(meta) !== JSON.stringify(this.meta)) {
-      this.meta = meta;
-      this.t.dashboard.markDirty();
-    }
+  refreshMeta(): Promise<void> {
+    return this.t.meta.refresh();
   }
 
   /**
@@ -121,7 +145,8 @@ export class TrackerUpkeep {
    * retention (writer only). `dryRun` reports what would go and changes nothing.
    */
   async compact(opts: { dryRun?: boolean } = {}): Promise<CompactionResult | null> {
-    const { o, storeKey } = this.t;
+    const o = this.t;
+    const { storeKey } = o;
     const fence = o.lease.current();
     if (!fence) return null;
     // Nowhere to archive on this host: compaction is off, said once (ArchivesOffError says it to the CLI).

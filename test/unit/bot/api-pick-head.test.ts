@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newestOfOneRepo } from "../../../src/bot/api/api-routes.ts";
 
-const tracker = (owner: string, repo: string, issue: number) => ({ o: { repo: { owner, repo }, issue } });
+const tracker = (owner: string, repo: string, issue: number) => ({ repo: { owner, repo }, issue });
 
 describe("/api/resume without issue= while a rollover is not yet linked", () => {
   it("answers from the newest watched issue of one repository (the chain's head)", () => {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
 import type { ApiDeps } from "../../../src/bot/api/api-routes.ts";
 import { createBotMetrics } from "../../../src/bot/bot-metrics.ts";
-import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+import type { WatchedIssue } from "../../../src/bot/tracker-ports.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { at, comment, cpBody, policy, up } from "../projection/build-comments.ts";
 
@@ -11,11 +11,13 @@ import { at, comment, cpBody, policy, up } from "../projection/build-comments.ts
 function follower(leads: boolean) {
   const state = { watermark: 10 };
   const t = {
-    o: { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => (leads ? { token: 1 } : null) } },
+    repo: { owner: "o", repo: "r" },
+    issue: 1,
+    lease: { current: () => (leads ? { token: 1 } : null) },
     successor: undefined,
     asOf: new Date(),
     projection: { entry: () => null, watermark: () => state.watermark, watermarkUpdatedAt: () => null },
-  } as unknown as SessionTracker;
+  } as unknown as WatchedIssue;
   return { t, state };
 }
 
@@ -34,7 +36,7 @@ async function ask(d: ApiDeps, agent = "implementation-worker"): Promise<{ statu
   return { status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-const deps = (t: SessionTracker, readThrough?: ApiDeps["readThrough"]): ApiDeps => ({
+const deps = (t: WatchedIssue, readThrough?: ApiDeps["readThrough"]): ApiDeps => ({
   trackers: () => [t],
   ready: () => true,
   metrics: createBotMetrics(),
@@ -82,11 +84,13 @@ describe("/api/resume mid-rollover", () => {
   it("answers from the newest watched issue while its successor is opened but not watched yet (no 400)", async () => {
     const mk = (issue: number, successor: number) =>
       ({
-        o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => ({ token: 1 }) } },
+        repo: { owner: "o", repo: "r" },
+        issue,
+        lease: { current: () => ({ token: 1 }) },
         successor,
         asOf: new Date(),
         projection: { entry: () => null, watermark: () => issue * 10, watermarkUpdatedAt: () => null },
-      }) as unknown as SessionTracker;
+      }) as unknown as WatchedIssue;
     const d = { ...deps(mk(1, 2)), trackers: () => [mk(1, 2), mk(2, 3)] };
     const r = await ask(d);
     expect(r.status).toBe(200);
@@ -101,7 +105,7 @@ describe("/api/resume on a real projection", () => {
     const expected = p.snapshot();
     let snapshots = 0;
     const counted = { ...p, snapshot: () => (snapshots++, p.snapshot()) };
-    const t = { o: { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => ({ token: 1 }) } }, successor: undefined, asOf: new Date(), projection: counted } as unknown as SessionTracker;
+    const t = { repo: { owner: "o", repo: "r" }, issue: 1, lease: { current: () => ({ token: 1 }) }, successor: undefined, asOf: new Date(), projection: counted } as unknown as WatchedIssue;
     const r = await ask(deps(t));
     expect(r.status).toBe(200);
     expect(r.body["freshness"]).toMatchObject({ watermark: expected.watermark, watermark_updated_at: expected.watermarkUpdatedAt });

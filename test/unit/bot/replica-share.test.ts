@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { ReplicaCoordinator } from "../../../src/bot/replicas/replica-coordinator.ts";
 import type { BotMetrics } from "../../../src/bot/bot-metrics.ts";
-import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+import type { WatchedIssue } from "../../../src/bot/tracker-ports.ts";
 import type { PostgresProjectionStore } from "../../../src/bot-state/postgres/postgres-projection-store.ts";
 import { ChangesUnheardError } from "../../../src/bot-state/index.ts";
 
 /** Just what the coordinator reads of a tracker: whether this replica leads it, and its successor. */
-const tracker = (leads: boolean, successor?: number) => ({ successor, o: { lease: { current: () => (leads ? { token: 1 } : null) } } }) as unknown as SessionTracker;
+const tracker = (leads: boolean, successor?: number) => ({ successor, lease: { current: () => (leads ? { token: 1 } : null) } }) as unknown as WatchedIssue;
 
 describe("ReplicaCoordinator: lease share", () => {
   it("a rolled-over issue does not count toward the share, so the leader of a rollover may take its successor", () => {
@@ -41,8 +41,8 @@ describe("ReplicaCoordinator: read-through for a follower's answer", () => {
       storeKey: "o/r#1",
       successor: undefined,
       fold: (events: { id: number }[]) => void folded.push(...events.map((e) => e.id)),
-      o: { lease: { current: () => null } },
-    } as unknown as SessionTracker;
+      lease: { current: () => null },
+    } as unknown as WatchedIssue;
     const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 1500, logger: pino({ level: "silent" }), metrics: {} as BotMetrics });
     c.attach(() => [t]);
     await c.beforeStart(t);
@@ -68,8 +68,10 @@ describe("ReplicaCoordinator: a follower learns of a rollover from the store", (
           asked.push(issue);
           if (issue === 1) watched.push(2);
         },
-        o: { repo: { owner: "o", repo: "r" }, issue, lease: { current: () => (leads ? { token: 1 } : null) } },
-      }) as unknown as SessionTracker;
+        repo: { owner: "o", repo: "r" },
+        issue,
+        lease: { current: () => (leads ? { token: 1 } : null) },
+      }) as unknown as WatchedIssue;
     c.attach(() => watched.map((n) => (n === 1 ? mk(1, false, watched.includes(2) ? 2 : undefined) : mk(n, true))));
     await c.balance();
     expect(asked).toEqual([1]); // #1 is led by another replica: asked; it names #2, now watched here
@@ -86,8 +88,8 @@ describe("ReplicaCoordinator: woken by change notifications", () => {
       successor: undefined,
       followRollover: async () => {},
       fold: (events: { id: number }[]) => void folded.push(...events.map((e) => e.id)),
-      o: { lease: { current: () => null } },
-    }) as unknown as SessionTracker;
+      lease: { current: () => null },
+    }) as unknown as WatchedIssue;
   const metrics = { leasesHeld: { set: () => {} }, leaseChanges: { inc: () => {} } } as unknown as BotMetrics;
 
   it("reads the feed when another replica's change is notified, a burst costing at most two reads", async () => {

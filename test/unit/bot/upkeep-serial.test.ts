@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { TrackerUpkeep } from "../../../src/bot/upkeep/tracker-upkeep.ts";
-import type { TrackerContext } from "../../../src/bot/tracker-context.ts";
+import type { TrackerUpkeepDeps } from "../../../src/bot/upkeep/tracker-upkeep.ts";
+import { IssueMetaCell } from "../../../src/bot/upkeep/issue-meta.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
 import { createProjection } from "../../../src/projection/index.ts";
 import { cpBody } from "../projection/build-comments.ts";
@@ -31,27 +32,28 @@ describe("TrackerUpkeep.maintain", () => {
     const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
     if (!lease) throw new Error("no lease");
     const fence = { name: lease.name, token: lease.token };
-    // Only what the upkeep reads of its tracker (a whole SessionTracker would start timers and a dashboard).
-    const ctx = {
-      o: {
-        api,
-        repo,
-        issue: 1,
-        policy,
-        selfLogin: "bot",
-        store,
-        logger: pino({ level: "silent" }),
-        lease: { current: () => fence },
-        rollover: { title: "session", label: "session", rolloverAt: 2, track: async () => {} },
-        compaction: { retentionMs: 0, intervalMs: 1000 },
-      },
+    // The upkeep part alone, with only the ports it uses (a whole SessionTracker would start timers and a dashboard).
+    const logger = pino({ level: "silent" });
+    const writer = { current: () => fence };
+    const meta = new IssueMetaCell({ store, storeKey: issueKey(repo, 1), key: "o/r#1", lease: writer, logger, dashboard: { markDirty: () => {} } });
+    const deps: TrackerUpkeepDeps = {
+      api,
+      repo,
+      issue: 1,
+      policy,
+      selfLogin: "bot",
+      store,
+      logger,
+      lease: writer,
+      rollover: { title: "session", label: "session", rolloverAt: 2, track: async () => {} },
+      compaction: { retentionMs: 0, intervalMs: 1000 },
       projection,
-      dashboard: { markDirty: () => {} },
+      meta,
       now: () => new Date(),
       storeKey: issueKey(repo, 1),
       key: "o/r#1",
-    } as unknown as TrackerContext;
-    const upkeep = new TrackerUpkeep(ctx);
+    };
+    const upkeep = new TrackerUpkeep(deps);
     await Promise.all([upkeep.maintain(), upkeep.maintain()]);
     const open = [...api.issues.values()].filter((i) => i.state === "open").map((i) => i.number);
     expect(open).toEqual([2]);
@@ -67,22 +69,21 @@ describe("TrackerUpkeep.maintain", () => {
     if (!lease) throw new Error("no lease");
     const said: string[] = [];
     const logger = { info: (_o: unknown, m: string) => void said.push(m), warn: () => {}, debug: () => {} };
-    const ctx = {
-      o: {
-        api,
-        repo,
-        issue: 1,
-        policy: { trustedAuthors: new Set(["bot"]) },
-        store,
-        logger,
-        lease: { current: () => ({ name: lease.name, token: lease.token }) },
-        compaction: { retentionMs: 0, intervalMs: 1000 },
-      },
+    // Only what compact() reads; the rest of the upkeep's ports are never called here.
+    const deps = {
+      api,
+      repo,
+      issue: 1,
+      policy: { trustedAuthors: new Set(["bot"]) },
+      store,
+      logger,
+      lease: { current: () => ({ name: lease.name, token: lease.token }) },
+      compaction: { retentionMs: 0, intervalMs: 1000 },
       now: () => new Date(),
       storeKey: issueKey(repo, 1),
       key: "o/r#1",
-    } as unknown as TrackerContext;
-    const upkeep = new TrackerUpkeep(ctx);
+    } as unknown as TrackerUpkeepDeps;
+    const upkeep = new TrackerUpkeep(deps);
     expect(await upkeep.compact()).toBeNull();
     expect(await upkeep.compact()).toBeNull();
     expect(said.filter((m) => /compaction.*is off/.test(m))).toHaveLength(1);

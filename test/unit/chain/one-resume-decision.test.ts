@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
 import type { ApiDeps } from "../../../src/bot/api/api-routes.ts";
-import type { SessionTracker } from "../../../src/bot/session-tracker.ts";
+import type { WatchedIssue } from "../../../src/bot/tracker-ports.ts";
 import { buildDashboardModel, renderDashboard, spliceDashboard } from "../../../src/dashboard/index.ts";
 import { createProjection, decideResume, decideResumeFromComments } from "../../../src/projection/index.ts";
 import type { CommentRecord, LivenessOptions, TrustPolicy } from "../../../src/projection/index.ts";
@@ -105,7 +105,7 @@ function fakeApi(records: CommentRecord[], indexedUpTo?: number): FakeIssueHost 
 function apiResume(records: CommentRecord[], agent: string, session: string, liveness: Partial<LivenessOptions>): Record<string, unknown> {
   const projection = createProjection(policy, { hotRecords: 4 });
   for (const r of [...records].reverse()) projection.apply({ type: "upsert", comment: r }); // any order
-  const tracker = { o: { repo: { owner: "o", repo: "r" }, issue: 1 }, projection, asOf: NOW, successor: undefined } as unknown as SessionTracker;
+  const tracker = { repo: { owner: "o", repo: "r" }, issue: 1, projection, asOf: NOW, successor: undefined } as unknown as WatchedIssue;
   let body = "";
   const res = { writeHead: () => res, end: (t: string) => (body = t) } as unknown as ServerResponse;
   const deps = {
