@@ -1,7 +1,7 @@
 // The mixed-fleet suite's reference model: the rules it encodes, from docs/dashboard.md and docs/reliability.md.
 import { describe, expect, it } from "vitest";
-import { FleetModel } from "../../../scripts/reliability/fleet/model.ts";
-import { scheduleSeed } from "../../../scripts/reliability/fleet/run-fleet.ts";
+import { FleetModel } from "../../scripts/reliability/fleet/model.ts";
+import { scheduleSeed } from "../../scripts/reliability/fleet/run-fleet.ts";
 
 const A = "implementation-worker";
 const S = "s1";
