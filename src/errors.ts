@@ -63,33 +63,6 @@ export class HostError extends CheckpostError {
   }
 }
 
-/**
- * An HTTP error from Forgejo. The status rides on the error, as in @octokit/webhooks; the reason is
- * mapped by the adapter (src/forgejo-client/forgejo-error.ts). Code outside the adapter reads the
- * reason (HostError). It stays in this file while src/bot/upkeep/dashboard-writer.ts, rewritten by another
- * issue this round, still imports it from here; then it moves into the adapter.
- */
-export class ForgejoApiError extends HostError {
-  override name = "ForgejoApiError";
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly method: string,
-    readonly url: string,
-    options: { reason: HostErrorReason; cause?: unknown; retryAfter?: string },
-  ) {
-    super(message, options.reason, options);
-    this.retryAfter = options.retryAfter;
-  }
-  /** The Retry-After header of a 429/503, as sent. */
-  readonly retryAfter: string | undefined;
-}
-
-/** A response from Forgejo that does not have the shape we rely on. */
-export class ForgejoResponseError extends CheckpostError {
-  override name = "ForgejoResponseError";
-}
-
 /** A webhook delivery or checkpoint whose signature does not verify. */
 export class SignatureError extends CheckpostError {
   override name = "SignatureError";

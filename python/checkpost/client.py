@@ -711,7 +711,8 @@ class Client:
                 return full()
             # Likewise any other checkpoint below the index's fence: a believed one after the index is at or above it.
             cp = result["checkpoint"]
-            rewound_to = ((result.get("directive") or {}).get("to") or {}).get("commentId") if (result.get("directive") or {}).get("kind") == "rewind" else None
+            # Only a directive that goes back to a checkpoint (a fence with a target: rewind) names one.
+            rewound_to = ((result.get("directive") or {}).get("to") or {}).get("commentId")
             if cp["commentId"] != entry["commentId"] and cp["commentId"] != rewound_to and cp.get("epoch") is not None and cp["epoch"] < entry["maxEpoch"]:
                 return full()
         # For the cache: next time, the tail from this index's watermark (its comment is updated no earlier).

@@ -245,16 +245,19 @@ def derive_entry(agent: str, session: str, records: List[Dict[str, Any]], legacy
                 ref: Dict[str, Any] = {"commentId": r["commentId"], "action": action, "by": p.get("by"), "at": iso_ms(r["createdMs"])}
                 if r.get("htmlUrl") is not None:
                     ref["htmlUrl"] = r["htmlUrl"]
-                if action == "pause":
+                # The action's effect is the registry's (_generated_protocol.py); a fence with a target goes back to it.
+                spec = P.CONTROL_ACTION_SPECS.get(action) or {}
+                effect = spec.get("effect")
+                if effect == "pause":
                     control["paused"] = ref
-                elif action == "unpause":
+                elif effect == "unpause":
                     control["paused"] = None
-                elif action == "hide":
+                elif effect == "hide":
                     control["hidden"] = ref
-                elif action == "release":
+                elif effect == "fence" and not spec.get("target"):
                     max_epoch = max(max_epoch, p["epoch"])
                     control["pending"] = {**ref, "epoch": p["epoch"]}
-                else:
+                elif effect == "fence":
                     target = next((b for b in believed if b["commentId"] == p["target"]), None)
                     if target is None:
                         anomalies.append({"kind": "rejected-control", "commentId": r["commentId"]})
@@ -360,7 +363,8 @@ def directive_of(entry: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
             d["epoch"] = c["pending"]["epoch"]
         return d
     if c.get("pending"):
-        return {**c["pending"], "kind": "rewind" if c["pending"]["action"] == "rewind" else "release"}
+        # A pending fence is told as its own action (rewind, release: the registry's fence actions).
+        return {**c["pending"], "kind": c["pending"]["action"]}
     return None
 
 

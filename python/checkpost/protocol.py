@@ -14,16 +14,39 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import CheckpointParseError, ProtocolInputError
 
+from ._generated_protocol import CONTROL_ACTIONS as _ACTION_TABLE
+from ._generated_protocol import KINDS as _KIND_TABLE
+
 PROTOCOL_VERSION = "1.0"
-CHECKPOINT_MARKER = "[CHECKPOINT]"
-HEALTH_MARKER = "[HEALTH]"
-CONTROL_MARKER = "[CONTROL]"
+# Markers, header names and control actions come from ONE generated file (_generated_protocol.py, written by
+# `npm run generate` from the TypeScript registries), so this client cannot keep a table of its own.
+_MARKERS = {k["kind"]: k["marker"] for k in _KIND_TABLE}
+CHECKPOINT_MARKER = _MARKERS["checkpoint"]
+HEALTH_MARKER = _MARKERS["health"]
+CONTROL_MARKER = _MARKERS["control"]
 DEFAULT_NEXT_CHECK = "in 10 iterations"
 FOOTER = "Automated by CleverAgents Bot Agent: "
 CONTROL_FOOTER = "Recorded by checkpost: a control command (1.0 readers ignore this comment)"
 MAX_BODY_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 64
-CONTROL_ACTIONS = ("pause", "unpause", "rewind", "release", "hide")
+CONTROL_ACTIONS = tuple(a["action"] for a in _ACTION_TABLE)
+# action -> its registry entry (verbs, target, effect, box, directive)
+CONTROL_ACTION_SPECS: Dict[str, Dict[str, Any]] = {a["action"]: a for a in _ACTION_TABLE}
+# The actions resume reports as directive kinds (pause, rewind, release).
+DIRECTIVE_KINDS = tuple(a["action"] for a in _ACTION_TABLE if a.get("directive") is not None)
+
+
+def missing_control_fields(action: str, target: Optional[int], epoch: Optional[int]) -> Optional[str]:
+    """What a control of this action lacks, by the registry: "target" (Target: and Epoch:), "epoch", or None."""
+    spec = CONTROL_ACTION_SPECS.get(action)
+    if spec is None:
+        return None
+    if spec["target"] and (target is None or epoch is None):
+        return "target"
+    if spec["effect"] == "fence" and epoch is None:
+        return "epoch"
+    return None
+
 
 # JavaScript's String.prototype.trim() set (WhiteSpace + LineTerminator), so both readers cut the same.
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -38,33 +61,10 @@ _FENCE_OPEN_RE = re.compile(r"^```" + _JS_SPACE_CLASS + r"*json$", re.I)
 _NEXT_CHECK_RE = re.compile(r"^next check:", re.I)
 MAX_SAFE_INTEGER = 2**53 - 1
 
-# kind -> (marker, header name (lower case) -> field, json block "required" | "none")
-_KINDS: List[Tuple[str, str, Dict[str, str], str]] = [
-    (
-        "checkpoint",
-        CHECKPOINT_MARKER,
-        {"version": "version", "phase": "phase", "session": "session", "time": "time", "id": "id", "seq": "seq", "epoch": "epoch", "signature": "signature"},
-        "required",
-    ),
-    ("health", HEALTH_MARKER, {"session": "session", "time": "time", "status": "status", "next check": "nextCheck"}, "required"),
-    (
-        "control",
-        CONTROL_MARKER,
-        {
-            "version": "version",
-            "session": "session",
-            "time": "time",
-            "action": "action",
-            "target": "target",
-            "target id": "targetId",
-            "epoch": "epoch",
-            "by": "by",
-            "reason": "reason",
-            "signature": "signature",
-        },
-        "none",
-    ),
-]
+# The kinds this client reads (it has a reader for each below), with marker, header name (lower case) ->
+# field and JSON block rule ("required" | "none") from the generated table. Other kinds read as "none".
+_READ_KINDS = ("checkpoint", "health", "control")
+_KINDS: List[Tuple[str, str, Dict[str, str], str]] = [(k["kind"], k["marker"], dict(k["headers"]), k["json"]) for k in _KIND_TABLE if k["kind"] in _READ_KINDS]
 
 
 class _Invalid(Exception):
@@ -329,10 +329,9 @@ def _read_control(agent: str, headers: Dict[str, str]) -> Dict[str, Any]:
         if not SIGNATURE_RE.fullmatch(sig):
             raise _Invalid('"Signature:" is malformed')
         c["signature"] = sig
-    if action == "rewind" and (target is None or epoch is None):
-        raise _Invalid('rewind needs "Target:" and "Epoch:" lines')
-    if action == "release" and epoch is None:
-        raise _Invalid('release needs an "Epoch:" line')
+    missing = missing_control_fields(action, target, epoch)
+    if missing:
+        raise _Invalid('%s needs %s' % (action, '"Target:" and "Epoch:" lines' if missing == "target" else 'an "Epoch:" line'))
     return c
 
 
@@ -493,10 +492,9 @@ def format_control(
     _check_time(timestamp)
     if action not in CONTROL_ACTIONS:
         raise ProtocolInputError("cannot format control: action must be one of %s" % ", ".join(CONTROL_ACTIONS))
-    if action == "rewind" and (target is None or epoch is None):
-        raise ProtocolInputError("cannot format control: rewind needs target and epoch")
-    if action == "release" and epoch is None:
-        raise ProtocolInputError("cannot format control: release needs epoch")
+    missing = missing_control_fields(action, target, epoch)
+    if missing:
+        raise ProtocolInputError("cannot format control: %s needs %s" % (action, "target and epoch" if missing == "target" else "epoch"))
     lines = ["%s %s" % (CONTROL_MARKER, agent), "Version: %s" % PROTOCOL_VERSION, "Session: %s" % session, "Time: %s" % timestamp, "Action: %s" % action]
     if target is not None:
         lines.append("Target: %d" % target)

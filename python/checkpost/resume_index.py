@@ -113,7 +113,7 @@ def _valid_entry(e: Any) -> bool:
         return False
     if "directive" in e:
         d = e["directive"]
-        if not (isinstance(d, dict) and d.get("kind") in ("pause", "rewind", "release") and _is_int(d.get("commentId"), 1)):
+        if not (isinstance(d, dict) and d.get("kind") in P.DIRECTIVE_KINDS and _is_int(d.get("commentId"), 1)):
             return False
     return True
 

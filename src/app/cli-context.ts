@@ -1,12 +1,14 @@
 // The CLI's context, part of the composition root (src/app/): reads the client settings from the
-// environment, picks the HTTP transport and the Forgejo client, opens the per-machine caches (issue
+// environment, picks the HTTP transport and the issue host (CHECKPOST_HOST), opens the per-machine caches (issue
 // number, token login, writer fence) and builds the session store a command works on.
 import { createRequire } from "node:module";
 import type { DestinationStream } from "pino";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { ForgejoApiError, ForgejoResponseError } from "../forgejo-client/index.ts";
+import { pickHost } from "../hosts/index.ts";
+import type { HostDefinition } from "../ports/issue-host.ts";
 import { SessionStore } from "../session-client/index.ts";
-import { ConfigError, ForgejoApiError, ForgejoResponseError, HostError, SessionChainError } from "../errors.ts";
+import { ConfigError, HostError, SessionChainError } from "../errors.ts";
 import type { CliContext, RepoFlags } from "../cli/context.ts";
 import type { CliIo } from "../cli/io.ts";
 import { IssueCache } from "../cli/issue-cache.ts";
@@ -34,6 +36,8 @@ export interface CliContextOptions {
   issueCache?: boolean;
   /** A long-lived process that runs many commands (`checkpost mcp`) passes one, so each command does not open its own keep-alive sockets. */
   fetch?: typeof globalThis.fetch;
+  /** The host registry to pick CHECKPOST_HOST from (default src/hosts/index.ts's; a test adds a host). */
+  hosts?: ReadonlyMap<string, HostDefinition>;
 }
 
 /** Build the store from env and flags. Flags win over env. */
@@ -54,7 +58,7 @@ export function cliContext(io: CliIo, flags: RepoFlags, opts: CliContextOptions 
   );
   // --debug: one line per request (method, path, status, ms); headers, and so the token, never.
   const fetch = flags.debug || !opts.fetch ? nodeHttpFetch(flags.debug ? (entry) => logger.debug(entry, "request") : undefined) : opts.fetch;
-  const api = new ForgejoApi(new ForgejoClient({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES }));
+  const { api } = pickHost(env.CHECKPOST_HOST, opts.hosts).open({ url, token: env.FORGEJO_TOKEN, logger, fetch, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS, retries: env.CHECKPOST_RETRIES });
   const cache = new IssueCache(env.CHECKPOST_CACHE_DIR, io.env);
   const cacheKey = [url, repo.owner, repo.repo, env.CHECKPOST_SESSION_TITLE, env.CHECKPOST_SESSION_LABEL].join("|");
   // A 404 names where the repository and issue came from, as the user set them.

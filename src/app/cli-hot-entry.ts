@@ -14,7 +14,7 @@ const notHot = (what: string) => () => Promise.reject(new Error(`checkpost: ${wh
 const hotRoot: CliRoot = {
   context: async (io, flags) => cliContext(io, flags),
   settings: notHot("CliRoot.settings"),
-  forgejo: notHot("CliRoot.forgejo"),
+  host: notHot("CliRoot.host"),
   openBotStore: notHot("CliRoot.openBotStore"),
   snapshotSettings: notHot("CliRoot.snapshotSettings"),
   forge: notHot("CliRoot.forge"),

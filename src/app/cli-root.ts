@@ -7,7 +7,7 @@ export function cliRoot(): CliRoot {
   const root: CliRoot = {
     context: async (io, flags) => (await import("./cli-context.ts")).cliContext(io, flags),
     settings: async (io, repoFlag) => (await import("./cli-settings.ts")).clientSettings(io, repoFlag),
-    forgejo: async (o) => (await import("./cli-settings.ts")).checkingForgejo(o),
+    host: async (o) => (await import("./cli-settings.ts")).checkingHost(o),
     openBotStore: async (io, file) => (await import("./cli-settings.ts")).openCliBotStore(io, file),
     snapshotSettings: async (io) => (await import("./cli-snapshot.ts")).snapshotSettings(io),
     forge: async (io, o) => (await import("./cli-forge.ts")).forge(io, o),

@@ -5,7 +5,8 @@ import * as z from "zod";
 import { ClientEnvSchema, parseEnv, repoFromEnv } from "../config/env.ts";
 import type { ClientEnv, RepoFromEnv } from "../config/env.ts";
 import { ConfigError } from "../errors.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { pickHost } from "../hosts/index.ts";
+import type { IssueHost } from "../ports/issue-host.ts";
 import { createSqliteProjectionStore } from "../bot-state/index.ts";
 import type { ProjectionStore } from "../bot-state/index.ts";
 import type { CliIo } from "../cli/io.ts";
@@ -26,9 +27,9 @@ export function clientSettings(io: CliIo, repoFlag: string | undefined): { env: 
   }
 }
 
-/** A Forgejo client that tries once (doctor); anonymous without a token. */
-export function checkingForgejo(o: { url: string; token?: string; timeoutMs: number }): ForgejoApi {
-  return new ForgejoApi(new ForgejoClient({ url: o.url, ...(o.token !== undefined ? { token: o.token } : {}), retries: 0, timeoutMs: o.timeoutMs }));
+/** The issue host `o.host` names in the registry, trying once (doctor); anonymous without a token. */
+export function checkingHost(o: { host: string; url: string; token?: string; timeoutMs: number }): IssueHost {
+  return pickHost(o.host).open({ url: o.url, ...(o.token !== undefined ? { token: o.token } : {}), retries: 0, timeoutMs: o.timeoutMs }).api;
 }
 
 /** The bot's SQLite store: --store, else CHECKPOST_STORE_FILE, else <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */

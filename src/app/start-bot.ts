@@ -1,11 +1,13 @@
-// The bot's wiring, part of the composition root (src/app/): picks the issue host (the Forgejo client)
-// and opens the bot's stores (PostgreSQL with CHECKPOST_DATABASE_URL, else the SQLite file), then hands
-// them to createBot, which opens nothing itself (docs/architecture.md).
+// The bot's wiring, part of the composition root (src/app/): picks the issue host (CHECKPOST_HOST, from
+// the host registry src/hosts/; Forgejo by default) and opens the bot's stores (PostgreSQL with
+// CHECKPOST_DATABASE_URL, else the SQLite file), then hands them to createBot, which opens nothing
+// itself (docs/architecture.md).
 import type { Logger } from "pino";
 import { createBot } from "../bot/create-bot.ts";
 import type { Bot } from "../bot/create-bot.ts";
 import type { BotConfig } from "../bot/bot-config.ts";
-import { ForgejoApi, ForgejoClient } from "../forgejo-client/index.ts";
+import { pickHost } from "../hosts/index.ts";
+import type { HostDefinition } from "../ports/issue-host.ts";
 import type { PostgresProjectionStore } from "../bot-state/postgres/postgres-projection-store.ts";
 import { createSqliteProjectionStore } from "../bot-state/index.ts";
 import type { ProjectionStore } from "../bot-state/index.ts";
@@ -18,8 +20,10 @@ const loadPostgres = () => import("../bot-state/postgres/postgres-projection-sto
 export interface StartBotDeps {
   logger: Logger;
   now?: () => Date;
-  /** fetch for the Forgejo client (tests record the requests). */
+  /** fetch for the host's client (tests record the requests). */
   fetch?: typeof fetch;
+  /** The host registry to pick `config.issueHost` from (default src/hosts/index.ts's; a test adds a host). */
+  hosts?: ReadonlyMap<string, HostDefinition>;
   /** A store of the caller's (it stays open after stop()); default: the one config names, opened here and closed by stop(). */
   store?: ProjectionStore;
 }
@@ -35,7 +39,7 @@ export async function openBotStore(config: BotConfig, logger: Logger): Promise<P
  * same options, same behaviour as before the composition root.
  */
 export async function startBot(config: BotConfig, deps: StartBotDeps): Promise<Bot> {
-  const client = new ForgejoClient({
+  const host = pickHost(config.issueHost, deps.hosts).open({
     url: config.forgejoUrl,
     token: config.token,
     logger: deps.logger,
@@ -53,7 +57,7 @@ export async function startBot(config: BotConfig, deps: StartBotDeps): Promise<B
     const bot = await createBot(config, {
       logger: deps.logger,
       ...(deps.now ? { now: deps.now } : {}),
-      host: { api: new ForgejoApi(client), apiUrl: client.apiUrl },
+      host,
       store,
       ...(shared ? { shared } : {}),
     });

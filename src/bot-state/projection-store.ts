@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { AgentEntry, CommentEvent, RestoredComment } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
+import { ControlActionSchema } from "../protocol/index.ts";
 
 /**
  * Which session issue a row belongs to: "owner/repo#n", lower-cased (Forgejo's
@@ -89,7 +90,7 @@ export const IssueMetaSchema = z.object({
   unconfirmed: z
     .array(
       z.object({
-        action: z.enum(["pause", "unpause", "rewind", "release", "hide"]),
+        action: ControlActionSchema,
         agent: z.string().max(1000),
         session: z.string().max(1000),
         target: z.number().int().positive().optional(),

@@ -15,6 +15,9 @@ export interface DatabaseConfig {
 
 /** The bot's settings as plain values (tests build them directly). */
 export interface BotConfig {
+  /** CHECKPOST_HOST: the issue host's adapter, by its name in the host registry (src/hosts/); default forgejo. */
+  issueHost?: string;
+  /** The issue host's base URL (FORGEJO_URL). */
   forgejoUrl: string;
   token: string;
   repos: BotRepo[];

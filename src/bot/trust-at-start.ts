@@ -18,8 +18,8 @@ export async function warnUntrustedWriters(api: IssueHost, repos: readonly RepoR
       // Collaborators only: the owner may be an organisation (not a login), and owns rather than runs agents.
       const writers = new Set<string>();
       for (const u of await api.listCollaborators(repo)) {
-        const mode = await api.collaboratorPermission(repo, u.login);
-        if (mode === "write" || mode === "admin" || mode === "owner") writers.add(u.login);
+        const access = await api.repoAccess(repo, u.login);
+        if (access === "write" || access === "admin") writers.add(u.login);
       }
       for (const w of writers) if (!trusted.has(w.toLowerCase())) untrusted.add(w);
     } catch (e) {

@@ -53,8 +53,8 @@ export interface CliRoot {
   context(io: CliIo, flags: RepoFlags): Promise<CliContext>;
   /** The client settings and the repository they name (or why they name none), for `doctor`, which reports bad settings as checks. */
   settings(io: CliIo, repoFlag: string | undefined): Promise<{ env: ClientEnv; repo: RepoFromEnv | ConfigError }>;
-  /** A Forgejo client with no retries (`doctor` checks once); no token: anonymous. */
-  forgejo(o: { url: string; token?: string; timeoutMs: number }): Promise<IssueHost>;
+  /** The issue host CHECKPOST_HOST names (`host`), with no retries (`doctor` checks once); no token: anonymous. */
+  host(o: { host: string; url: string; token?: string; timeoutMs: number }): Promise<IssueHost>;
   /** The bot's projection store (`checkpost rebuild`): --store, else CHECKPOST_STORE_FILE, else <CHECKPOST_DATA_DIR>/bot/projection.sqlite. */
   openBotStore(io: CliIo, file: string | undefined): Promise<{ store: ProjectionStore; file: string }>;
   /** `checkpost snapshot`'s settings (CHECKPOST_STATE_KEY, CHECKPOST_SNAPSHOT_*), read from the environment. */

@@ -1,4 +1,6 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+// The registry itself, not protocol/index.ts: it holds no schema, so the hot CLI path stays light.
+import { CONTROLS } from "../protocol/controls/control-actions.ts";
 import { ExitError } from "../errors.ts";
 import type { CliRoot } from "./context.ts";
 import type { CliIo } from "./io.ts";
@@ -8,6 +10,17 @@ const int = (name: string) => (v: string) => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a whole number`);
   return Number(v);
 };
+
+/** One line per control action, from the registry: its name, what it needs, and what it does. */
+export function controlActionsHelp(): string {
+  const width = Math.max(...CONTROLS.names.map((n) => n.length));
+  return CONTROLS.actions
+    .map((a) => {
+      const needs = a.target ? " (needs --target, --epoch)" : a.effect === "fence" ? " (needs --epoch)" : "";
+      return `  ${a.action.padEnd(width)}  ${a.summary}${needs}`;
+    })
+    .join("\n");
+}
 
 /**
  * Mandatory flags, checked together before the action runs so one message names every missing flag
@@ -112,6 +125,19 @@ export function buildProgram(io: CliIo, root: CliRoot): Command {
     .option("--status <status>", "", "Active")
     .option("--time <iso>")
     .action(async (o) => (await import("./commands/format.ts")).formatHealthCommand(io, o));
+  required(format.command("control"), "--agent", "--session", "--action")
+    .description("a [CONTROL] body, as the bot records a person's command (for tools and tests; readers believe only trusted authors')")
+    .option("--agent <name>")
+    .option("--session <id>")
+    .addOption(new Option("--action <action>", "what it asks (see below)").choices(CONTROLS.names))
+    .option("--target <comment-id>", "the checkpoint to go to (actions that take one)", int("--target"))
+    .option("--target-id <id>", "that checkpoint's Id:")
+    .option("--epoch <n>", "the fence (actions that raise one)", int("--epoch"))
+    .option("--by <login>", "whose command it is")
+    .option("--reason <text>", 'where it came from ("comment 12", "checkbox")')
+    .option("--time <iso>", "timestamp (default: now, Python isoformat + Z)")
+    .addHelpText("after", () => `\nActions (src/protocol/controls):\n${controlActionsHelp()}\n`)
+    .action(async (o) => (await import("./commands/format.ts")).formatControlCommand(io, o));
 
   repoFlags(required(program.command("save").description("post a checkpoint (exactly once) and print it with its comment id"), "--agent", "--session", "--phase"))
     .option("--agent <name>")

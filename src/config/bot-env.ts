@@ -118,6 +118,7 @@ export function botRepos(e: BotEnv): BotRepo[] {
 /** The bot's settings from its parsed env and the Forgejo it talks to. */
 export function botConfigFromEnv(e: BotEnv, forgejo: { url: string; token: string }): BotConfig {
   return {
+    issueHost: e.CHECKPOST_HOST,
     forgejoUrl: forgejo.url,
     token: forgejo.token,
     repos: botRepos(e),

@@ -17,6 +17,8 @@ const positiveInt = (def: number) => z.coerce.number().int().positive().default(
 
 /** The variables the CLI and the library read. Every one is listed in .env.example. */
 export const ClientEnvSchema = z.object({
+  /** The issue host's adapter by its name in the host registry (src/hosts/index.ts); the root checks the name. */
+  CHECKPOST_HOST: z.string().trim().toLowerCase().min(1).default("forgejo"),
   /** The instance root; a URL ending in /api/v1 is accepted too (the client adds /api/v1 itself). */
   FORGEJO_URL: z.url({ message: "must be the instance's base URL, e.g. http://127.0.0.1:3001 (the embedded Forgejo of `npm start`)" }).optional(),
   FORGEJO_TOKEN: z.string().min(1).optional(),

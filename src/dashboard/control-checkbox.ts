@@ -1,9 +1,10 @@
-import type { ControlAction } from "../protocol/index.ts";
+import { CONTROLS } from "../protocol/index.ts";
+import type { ControlAction, ControlBox } from "../protocol/index.ts";
 import { bodyHash } from "../projection/body-hash.ts";
 import { DASHBOARD_END, DASHBOARD_START } from "./markers.ts";
 
-/** The actions a dashboard checkbox can carry (`unpause` is unticking pause). */
-export type CheckboxAction = "pause" | "release" | "hide" | "rewind";
+/** The actions a dashboard checkbox can carry: the registry's actions with a box (`unpause` is unticking pause). */
+export type CheckboxAction = ControlAction;
 
 export interface ControlCheckbox {
   action: CheckboxAction;
@@ -15,8 +16,15 @@ export interface ControlCheckbox {
 }
 
 const PREFIX = "<!-- checkpost:control ";
-/** A task-list line carrying a control's hidden key: `- [x] <!-- checkpost:control pause <key> --> …`. */
-const LINE = /^\s*[-*] \[([ xX])\] <!-- checkpost:control (pause|release|hide|rewind) ([A-Za-z0-9_-]{1,2800})(?: (\d{1,16}))? -->/;
+let boxLine: RegExp | undefined;
+/**
+ * A task-list line carrying a control's hidden key: `- [x] <!-- checkpost:control pause <key> --> …`. Its
+ * actions are the registry's boxed ones (built on first use; names are [a-z-] only, so safe in a pattern).
+ */
+function boxLinePattern(): RegExp {
+  boxLine ??= new RegExp(`^\\s*[-*] \\[([ xX])\\] <!-- checkpost:control (${CONTROLS.boxed.join("|")}) ([A-Za-z0-9_-]{1,2800})(?: (\\d{1,16}))? -->`);
+  return boxLine;
+}
 
 /**
  * agent+session as base64url of their JSON: only [A-Za-z0-9_-], so no name
@@ -38,7 +46,7 @@ function decodeKey(key: string): { agent: string; session: string } | null {
 
 /** One checkbox line (the label is already escaped by the caller). */
 export function formatControlCheckbox(c: ControlCheckbox, label: string): string {
-  const target = c.action === "rewind" && c.target !== undefined ? ` ${c.target}` : "";
+  const target = CONTROLS.byName(c.action)?.target && c.target !== undefined ? ` ${c.target}` : "";
   return `- [${c.checked ? "x" : " "}] ${PREFIX}${c.action} ${encodeKey(c.agent, c.session)}${target} --> ${label}`;
 }
 
@@ -50,12 +58,12 @@ export function parseControlCheckboxes(body: string): ControlCheckbox[] {
     if (line.startsWith(DASHBOARD_START)) inside = true;
     else if (line.startsWith(DASHBOARD_END)) inside = false;
     if (!inside) continue;
-    const m = LINE.exec(line);
+    const m = boxLinePattern().exec(line);
     if (!m) continue;
     const who = decodeKey(m[3] as string);
     if (!who) continue;
     const action = m[2] as CheckboxAction;
-    if (action === "rewind" && m[4] === undefined) continue;
+    if (CONTROLS.byName(action)?.target && m[4] === undefined) continue;
     out.push({ action, ...who, ...(m[4] !== undefined ? { target: Number(m[4]) } : {}), checked: m[1] !== " " });
   }
   return out;
@@ -73,7 +81,7 @@ export function dashboardRenderKey(body: string): string {
   let inside = false;
   for (const line of body.split(/\r?\n/)) {
     if (line.startsWith(DASHBOARD_START)) inside = true;
-    if (inside) lines.push(LINE.test(line) ? line.replace(/\[[xX]\]/, "[ ]") : line);
+    if (inside) lines.push(boxLinePattern().test(line) ? line.replace(/\[[xX]\]/, "[ ]") : line);
     if (line.startsWith(DASHBOARD_END)) inside = false;
   }
   return bodyHash(lines.join("\n")).slice(0, 32);
@@ -112,8 +120,8 @@ export function controlBoxesOf(body: string): string {
 
 /**
  * The commands a person's edit of the dashboard asks for: boxes whose state
- * differs from what the bot rendered (`before`). Pause is a state (ticked =
- * paused, unticked = unpause); the others act when ticked. Boxes are matched
+ * differs from what the bot rendered (`before`). A box with an `untick` action
+ * is a state (Pause: ticked = pause, unticked = unpause); the others act when ticked. Boxes are matched
  * by the key on their own line (agent, session, action, target), never by
  * position, so text people add elsewhere cannot shift one box onto another.
  */
@@ -125,8 +133,10 @@ export function checkboxCommands(before: string, after: string): { action: Contr
     const prev = was.get(id(c));
     if (prev === undefined || prev === c.checked) continue;
     const base = { agent: c.agent, session: c.session, ...(c.target !== undefined ? { target: c.target } : {}) };
-    if (c.action === "pause") out.push({ action: c.checked ? "pause" : "unpause", ...base });
-    else if (c.checked) out.push({ action: c.action, ...base });
+    const box: ControlBox | null | undefined = CONTROLS.byName(c.action)?.box;
+    const untick = box?.untick as ControlAction | undefined;
+    if (c.checked) out.push({ action: c.action, ...base });
+    else if (untick !== undefined) out.push({ action: untick, ...base });
   }
   return out;
 }

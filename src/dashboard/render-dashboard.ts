@@ -3,6 +3,7 @@ import type { RetentionInfo } from "./render-retention-line.ts";
 import type { LegacyWriters, LivenessOptions, LivenessState, NotUsedCheckpoint, ProjectionSnapshot } from "../projection/index.ts";
 import { DEFAULT_LIVENESS_OPTIONS } from "../projection/index.ts";
 import type { PhaseMap } from "../protocol/index.ts";
+import { CONTROLS } from "../protocol/index.ts";
 import { formatControlCheckbox } from "./control-checkbox.ts";
 import { buildDashboardModel } from "./dashboard-model.ts";
 import { ignoredAuthorsText } from "./ignored-authors.ts";
@@ -45,7 +46,7 @@ export interface RenderDashboardOptions {
   apiUrl?: string;
   /** The retention line (issue size, rollover point, chain, compaction); omitted when absent. */
   retention?: RetentionInfo;
-  /** Render control checkboxes (pause, release, hide, rewind). Default true. */
+  /** Render control checkboxes (the control registry's boxes: pause, release, hide, rewind). Default true. */
   controls?: boolean;
   /** Sign the resume index (CHECKPOST_SIGNING_KEY and the issue): readers with the key ignore an index without it. */
   resumeIndexSigning?: ResumeIndexSigning;
@@ -139,9 +140,8 @@ function details(r: DashboardRow, now: Date, controls: boolean): string[] {
   const base = { agent: e.agent, session: e.session };
   const out = ["<details>", `<summary>${who(r)}: controls, history</summary>`, ""];
   if (controls) {
-    out.push(formatControlCheckbox({ ...base, action: "pause", checked: e.control?.paused != null }, "Pause (untick to resume)"));
-    out.push(formatControlCheckbox({ ...base, action: "release", checked: false }, "Release for take-over"));
-    out.push(formatControlCheckbox({ ...base, action: "hide", checked: false }, "Hide this row"));
+    // A box whose effect is a state is ticked while it holds (Pause); the others are ticked to act.
+    for (const a of CONTROLS.rowBoxes) out.push(formatControlCheckbox({ ...base, action: a.action, checked: a.effect === "pause" && e.control?.paused != null }, a.box.label));
   }
   // The current checkpoint and the REWIND_TARGETS before it: the body rides along every webhook delivery,
   // so older rewind targets are left to `/checkpost rewind` and `checkpost status` (issue 22).
@@ -152,7 +152,8 @@ function details(r: DashboardRow, now: Date, controls: boolean): string[] {
       const text = `${escapeMarkdown(cp.phase)} · ${ageSince(cp.createdAt, now)}`;
       const extra = `${cp.seq !== undefined ? ` · seq ${cp.seq}` : ""}${cp.epoch ? ` · epoch ${cp.epoch}` : ""}`;
       // A rewind box names its target by comment id in its key: no link (a URL per box was a third of the dashboard).
-      if (controls && i > 0) out.push(formatControlCheckbox({ ...base, action: "rewind", target: cp.commentId, checked: false }, `Rewind to ${text}${extra}`));
+      if (controls && i > 0 && CONTROLS.checkpointBoxes.length)
+        for (const a of CONTROLS.checkpointBoxes) out.push(formatControlCheckbox({ ...base, action: a.action, target: cp.commentId, checked: false }, `${a.box.label} ${text}${extra}`));
       else out.push(`- ${link(text, cp.htmlUrl)}${extra}${i === 0 ? " (current)" : ""}`);
     });
   }
@@ -186,7 +187,7 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
     DASHBOARD_START,
     `### ${escapeMarkdown(opts.title ?? "checkpost dashboard")}`,
     "",
-    `This issue is where agents save checkpoints and resume after a crash. The bot keeps this section up to date (write outside it); ${docs ? `[what each part means](${docs})` : "docs/dashboard.md in the checkpost package says what each part means"}. Tick a box below or comment \`/checkpost pause|resume|rewind|release|hide <agent> <session>\` to act (repository writers only).`,
+    `This issue is where agents save checkpoints and resume after a crash. The bot keeps this section up to date (write outside it); ${docs ? `[what each part means](${docs})` : "docs/dashboard.md in the checkpost package says what each part means"}. Tick a box below or comment \`/checkpost ${CONTROLS.actions.map((a) => a.verbs[0]).join("|")} <agent> <session>\` to act (repository writers only).`,
     "",
     `${UPDATED_LINE_PREFIX}${utc(now)}; ages are as of then_`,
     "",
@@ -246,7 +247,7 @@ export function renderDashboard(snapshot: ProjectionSnapshot, now: Date, opts: R
   );
   if (opts.retention) lines.push(renderRetentionLine(opts.retention), "");
   const api = opts.apiUrl ? `\`GET ${opts.apiUrl.replace(/`/g, "")}/api/resume?agent=A&session=S\`` : "`GET /api/resume?agent=A&session=S` on the bot";
-  lines.push(`**How to resume:** \`checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (pause, rewind, release).`, "");
+  lines.push(`**How to resume:** \`checkpost resume --agent A --session S\` (or ${api}); it also reports any directive (${CONTROLS.directives.join(", ")}).`, "");
 
   const shownRows = m.sessions.flatMap((g) => g.rows);
   const gantt = renderGantt(shownRows, now);

@@ -5,6 +5,7 @@ import type { AttentionReason, DashboardModel, DashboardRow } from "./dashboard-
 import { formatAge } from "./format-age.ts";
 import { ignoredAuthorsText } from "./ignored-authors.ts";
 import { formatDuration } from "../util/format-duration.ts";
+import { CONTROLS } from "../protocol/index.ts";
 
 export interface StatusTextOptions {
   /** ANSI colours (a TTY without NO_COLOR). */
@@ -132,6 +133,6 @@ export function renderStatusText(m: DashboardModel, now: Date, options: StatusTe
   const lo = { ...DEFAULT_LIVENESS_OPTIONS, ...options.liveness };
   const stale = lo.staleAfterMs !== undefined ? formatDuration(lo.staleAfterMs) : `${lo.cadenceFactor} × its usual interval (at least ${formatDuration(lo.minStaleMs)})`;
   out.push("", paint(`Legend: active = a trusted signal within ${stale}; STALE = none for longer; SILENT = none for 3 × that, or never; PAUSED = a person paused it.`, "dim"));
-  out.push(paint("How to resume: checkpost resume --agent A --session S (reports any directive: pause, rewind, release).", "dim"));
+  out.push(paint(`How to resume: checkpost resume --agent A --session S (reports any directive: ${CONTROLS.directives.join(", ")}).`, "dim"));
   return out.join("\n");
 }

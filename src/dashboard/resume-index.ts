@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
-import { AgentNameSchema, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
+import { AgentNameSchema, CONTROLS, CheckpointIdSchema, EpochSchema, SeqSchema, SessionIdSchema } from "../protocol/index.ts";
+import type { DirectiveKind } from "../protocol/index.ts";
 import { LegacyWritersSchema, MAX_INTERVALS, MAX_NOT_USED, directiveOf } from "../projection/index.ts";
 import type { LegacyWriters, ProjectionSnapshot } from "../projection/index.ts";
 import { RESUME_INDEX_CLOSE, RESUME_INDEX_OPEN } from "./markers.ts";
@@ -40,7 +41,7 @@ export const ResumeIndexEntrySchema = lazySchema(() =>
     /** `[CONTROL]` comments in effect (pause, hide, pending rewind/release), which a cold reader reads with the pointed comment. */
     controls: z.array(builtSchema(CommentId)).max(3).optional(),
     /** The directive those controls give (a hint: `save` re-reads and verifies the comment). */
-    directive: z.object({ kind: z.enum(["pause", "rewind", "release"]), commentId: builtSchema(CommentId) }).optional(),
+    directive: z.object({ kind: z.enum(CONTROLS.directives as [DirectiveKind, ...DirectiveKind[]]), commentId: builtSchema(CommentId) }).optional(),
     /**
      * Newer checkpoints refused for a reason a cold reader can judge from the comment and the fence alone
      * (zombie, unsigned, bad signature), read with the pointed comment so `resume` reports them in `not_used`.

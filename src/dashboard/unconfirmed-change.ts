@@ -1,3 +1,4 @@
+import { CONTROLS } from "../protocol/index.ts";
 import type { ControlAction } from "../protocol/index.ts";
 import { escapeMarkdown } from "./escape-markdown.ts";
 
@@ -35,23 +36,15 @@ function quoteWord(s: string): string {
  * @example confirmCommand({ action: "unpause", agent: "w", session: "s1" }) // "/checkpost resume w s1"
  */
 export function confirmCommand(c: UnconfirmedChange): string {
-  return `/checkpost ${c.action === "unpause" ? "resume" : c.action} ${quoteWord(c.agent)} ${quoteWord(c.session)}${c.target !== undefined ? ` ${c.target}` : ""}`;
+  return `/checkpost ${CONTROLS.byName(c.action)?.verbs[0] ?? c.action} ${quoteWord(c.agent)} ${quoteWord(c.session)}${c.target !== undefined ? ` ${c.target}` : ""}`;
 }
 
-/** The box as a person saw it change ("Pause ticked", "Pause unticked", "Rewind to comment 12 ticked"). */
+/** The box as a person saw it change ("Pause ticked", "Pause unticked", "Rewind to comment 12 ticked"): its name from the registry. */
 function boxChange(c: UnconfirmedChange): string {
-  switch (c.action) {
-    case "pause":
-      return "Pause ticked";
-    case "unpause":
-      return "Pause unticked";
-    case "release":
-      return "Release ticked";
-    case "hide":
-      return "Hide ticked";
-    case "rewind":
-      return `Rewind${c.target !== undefined ? ` to comment ${c.target}` : ""} ticked`;
-  }
+  const untick = CONTROLS.untickOf(c.action);
+  if (untick) return `${untick.box.name} unticked`;
+  const name = CONTROLS.byName(c.action)?.box?.name ?? c.action;
+  return `${name}${c.target !== undefined ? ` to comment ${c.target}` : ""} ticked`;
 }
 
 /**

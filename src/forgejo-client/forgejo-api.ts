@@ -1,11 +1,27 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../ports/issue-host.ts";
+import type {
+  CommentWindow,
+  HostAttachment,
+  HostComment,
+  HostHook,
+  HostIssue,
+  HostLabel,
+  HostRepo,
+  HostUser,
+  IssueHost,
+  IssueQuery,
+  IssueWriteAccess,
+  RepoAccess,
+  RepoRef,
+} from "../ports/issue-host.ts";
 import type { HostCapabilities } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
-import { ForgejoApiError } from "../errors.ts";
+import { HostError } from "../errors.ts";
+import { ForgejoApiError } from "./forgejo-error.ts";
 import { forgejoTime } from "./forgejo-time.ts";
 import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, TeamSchema, UserSchema, VersionSchema } from "./schemas.ts";
+import type { ForgejoLabel } from "./schemas.ts";
 import { toHostAttachment, toHostComment, toHostHook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
 
 export type { RepoRef } from "../ports/issue-host.ts";
@@ -58,7 +74,7 @@ export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
   attachments: true,
   repositoryScopedTokens: false,
   pagedCommentLists: false,
-  commentsBefore: true,
+  commentsUntil: true,
   compareAndSetBody: false,
 });
 
@@ -70,6 +86,22 @@ export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
 export class ForgejoApi implements IssueHost {
   readonly capabilities: HostCapabilities = FORGEJO_CAPABILITIES;
   constructor(readonly client: ForgejoClient) {}
+
+  /** Label ids by repository and name, as last listed or created: Forgejo creates an issue's labels by id only. */
+  private readonly labelIds = new Map<string, number>();
+  private rememberLabels(r: RepoRef, labels: readonly ForgejoLabel[]): void {
+    for (const l of labels) this.labelIds.set(`${r.owner}/${r.repo}\n${l.name}`, l.id);
+  }
+  /** The ids of labels named `names` (listing the repository's labels once when one is not known yet). */
+  private async labelIdsOf(r: RepoRef, names: readonly string[]): Promise<number[]> {
+    const key = (n: string) => `${r.owner}/${r.repo}\n${n}`;
+    if (names.some((n) => !this.labelIds.has(key(n)))) await this.listLabels(r);
+    return names.map((n) => {
+      const id = this.labelIds.get(key(n));
+      if (id === undefined) throw new HostError(`${repoName(r)} has no label "${n}": create it first (checkpost creates the session label when it creates the issue).`, "invalid");
+      return id;
+    });
+  }
 
   get serverClockOffsetMs(): number {
     return this.client.serverClockOffsetMs;
@@ -133,8 +165,9 @@ export class ForgejoApi implements IssueHost {
     return toHostIssue((await this.client.call("GET /repos/{owner}/{repo}/issues/{index}", { params: { ...r, index }, schema: IssueSchema, what: issueName(r, index) })).data);
   }
 
-  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
-    return toHostIssue((await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data: input, schema: IssueSchema, what: repoName(r) })).data);
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
+    const data = { ...input, ...(input.labels ? { labels: await this.labelIdsOf(r, input.labels) } : {}) };
+    return toHostIssue((await this.client.call("POST /repos/{owner}/{repo}/issues", { params: { ...r }, data, schema: IssueSchema, what: repoName(r) })).data);
   }
 
   /** PATCH answers 201 on Forgejo (not 200). */
@@ -147,7 +180,7 @@ export class ForgejoApi implements IssueHost {
    * `before` filter on the UPDATED time, in whole seconds (forgejoTime floors them).
    */
   async listComments(r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
-    const q = { ...(w.sinceMs === undefined ? {} : { since: forgejoTime(w.sinceMs) }), ...(w.beforeMs === undefined ? {} : { before: forgejoTime(w.beforeMs) }) };
+    const q = { ...(w.sinceMs === undefined ? {} : { since: forgejoTime(w.sinceMs) }), ...(w.untilMs === undefined ? {} : { before: forgejoTime(w.untilMs) }) };
     return (
       await this.client.call("GET /repos/{owner}/{repo}/issues/{index}/comments", {
         params: { ...r, index, ...q },
@@ -244,14 +277,19 @@ export class ForgejoApi implements IssueHost {
 
   /** Every label of the repository, all pages (X-Total-Count): a repository may have more than one page of labels. */
   async listLabels(r: RepoRef): Promise<HostLabel[]> {
-    return (await this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r))).map(toHostLabel);
+    const labels = await this.readAll("GET /repos/{owner}/{repo}/labels", { ...r }, z.array(LabelSchema), repoName(r));
+    this.rememberLabels(r, labels);
+    return labels.map(toHostLabel);
   }
 
   async createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel> {
-    return toHostLabel((await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data);
+    const label = (await this.client.call("POST /repos/{owner}/{repo}/labels", { params: { ...r }, data: input, schema: LabelSchema, what: repoName(r) })).data;
+    this.rememberLabels(r, [label]);
+    return toHostLabel(label);
   }
 
-  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+  /** Forgejo takes label names here (IssueLabelsOption: ids or names). */
+  async addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
     return (
       await this.client.call("POST /repos/{owner}/{repo}/issues/{index}/labels", { params: { ...r, index }, data: { labels }, schema: z.array(LabelSchema), what: issueName(r, index) })
     ).data.map(toHostLabel);
@@ -307,7 +345,7 @@ export class ForgejoApi implements IssueHost {
    * an admin team maps every unit to its own mode); a server sending only `units` gives the team's mode to
    * each unit listed.
    */
-  async listRepoTeams(r: RepoRef): Promise<HostTeam[]> {
+  async listRepoTeams(r: RepoRef): Promise<ForgejoTeam[]> {
     try {
       const res = await this.client.call("GET /repos/{owner}/{repo}/teams", { params: { ...r }, schema: z.array(TeamSchema), what: `teams of ${repoName(r)}` });
       return res.data.map((t) => ({
@@ -337,6 +375,60 @@ export class ForgejoApi implements IssueHost {
       throw e;
     }
   }
+
+  /** The port's access: Forgejo's "owner" (the repository's owner, or a site admin) reads as "admin". */
+  async repoAccess(r: RepoRef, user: string): Promise<RepoAccess> {
+    return toRepoAccess(await this.collaboratorPermission(r, user));
+  }
+
+  /**
+   * Who may write issues: whoever Forgejo lets write them on the repository (CanWriteIssuesOrPulls,
+   * models/perm/access/repo_permission.go:109-114: the issues unit's mode, at least write).
+   *
+   * The permission API answers the repository's AccessMode, not the issues unit's: for a member of a team
+   * with per-unit rights it is the team's AccessMode, the lowest of its units (models/unit/unit.go:434-449),
+   * so a triage team that may write issues but only read code reads as "read". The unit's mode is the
+   * highest of the collaboration's mode and each of the user's teams' mode for the unit
+   * (repo_permission.go:255-300). So when the permission reads "read", the adapter lists the repository's
+   * teams (`units_map["repo.issues"]`) and, for each that may write issues, asks whether the user is a
+   * member. Forgejo answers that only to a site admin, an owner of the organisation or a member of that
+   * team (reqTeamMembership, routers/api/v1/api.go:551-586): a team it may not look into is named in
+   * `hiddenGroups` (docs/security.md).
+   */
+  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    const mode = await this.collaboratorPermission(r, user);
+    if (WRITE_MODES.has(mode)) return { canWrite: true, hiddenGroups: [] };
+    // "none": no team of the user holds the repository (it would give read at least). Only "read" may hide a team's issue write.
+    if (mode !== "read") return { canWrite: false, hiddenGroups: [] };
+    const hiddenGroups: string[] = [];
+    for (const team of (await this.listRepoTeams(r)).filter((t) => WRITE_MODES.has(t.issuesMode))) {
+      try {
+        if (await this.isTeamMember(team.id, user)) return { canWrite: true, hiddenGroups };
+      } catch (e) {
+        if (!(e instanceof HostError && e.reason === "forbidden")) throw e;
+        hiddenGroups.push(team.name);
+      }
+    }
+    return { canWrite: false, hiddenGroups };
+  }
+}
+
+/** Forgejo's access modes that may write. */
+const WRITE_MODES = new Set(["write", "admin", "owner"]);
+
+function toRepoAccess(mode: string): RepoAccess {
+  if (mode === "owner" || mode === "admin") return "admin";
+  return mode === "write" || mode === "read" ? mode : "none";
+}
+
+/** A team of the repository's organisation that holds the repository, as Forgejo says. */
+export interface ForgejoTeam {
+  id: number;
+  name: string;
+  /** The team's mode ("read", "write", "admin", "owner"; for per-unit teams the lowest of its units). */
+  permission: string;
+  /** The team's mode on the issues unit ("none" when the team has none). */
+  issuesMode: string;
 }
 
 /** One file as multipart/form-data under the field "attachment", as Forgejo's asset uploads read it. */

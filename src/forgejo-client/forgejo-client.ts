@@ -4,7 +4,7 @@ import pRetry, { AbortError } from "p-retry";
 import type { z } from "zod";
 import type { Logger } from "pino";
 import { type MsClock, systemMs } from "../clock.ts";
-import { ForgejoApiError, ForgejoResponseError } from "../errors.ts";
+import { ForgejoApiError, ForgejoResponseError } from "./forgejo-error.ts";
 import { forgejoError, networkError } from "./forgejo-error.ts";
 import type { RequestTarget } from "./forgejo-error.ts";
 import { redactUrl } from "../util/redact-url.ts";

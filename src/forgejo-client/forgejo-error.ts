@@ -1,5 +1,32 @@
-import { ForgejoApiError, type HostErrorReason } from "../errors.ts";
+import { CheckpostError, HostError, type HostErrorReason } from "../errors.ts";
 import { ErrorBodySchema } from "./schemas.ts";
+
+/**
+ * An HTTP error from Forgejo. The status rides on the error, as in @octokit/webhooks; the reason is
+ * mapped by the adapter (src/forgejo-client/forgejo-error.ts). Code outside the adapter reads the
+ * reason (HostError): this class is the adapter's own, and an import-rule test keeps its name inside
+ * src/forgejo-client/, the embedded forge and the composition root.
+ */
+export class ForgejoApiError extends HostError {
+  override name = "ForgejoApiError";
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly method: string,
+    readonly url: string,
+    options: { reason: HostErrorReason; cause?: unknown; retryAfter?: string },
+  ) {
+    super(message, options.reason, options);
+    this.retryAfter = options.retryAfter;
+  }
+  /** The Retry-After header of a 429/503, as sent. */
+  readonly retryAfter: string | undefined;
+}
+
+/** A response from Forgejo that does not have the shape we rely on. */
+export class ForgejoResponseError extends CheckpostError {
+  override name = "ForgejoResponseError";
+}
 
 /** What the caller was trying to reach, for messages that name it. */
 export interface RequestTarget {

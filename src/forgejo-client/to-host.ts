@@ -8,7 +8,7 @@ import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, Forg
  */
 export const toHostUser = (u: ForgejoUser): HostUser => ({ id: u.id, login: u.login, ...(u.is_admin === undefined ? {} : { isAdmin: u.is_admin }) });
 
-export const toHostLabel = (l: ForgejoLabel): HostLabel => ({ id: l.id, name: l.name, ...(l.color === undefined ? {} : { color: l.color }) });
+export const toHostLabel = (l: ForgejoLabel): HostLabel => ({ name: l.name, ...(l.color === undefined ? {} : { color: l.color }) });
 
 export const toHostIssue = (i: ForgejoIssue): HostIssue => ({
   id: i.id,
@@ -45,5 +45,5 @@ export const toHostRepo = (r: ForgejoRepo): HostRepo => ({
   id: r.id,
   fullName: r.full_name,
   private: r.private,
-  ...(r.permissions === undefined ? {} : { permissions: { admin: r.permissions.admin, push: r.permissions.push, pull: r.permissions.pull } }),
+  ...(r.permissions === undefined ? {} : { access: r.permissions.admin ? "admin" : r.permissions.push ? "write" : r.permissions.pull ? "read" : "none" }),
 });

@@ -3,6 +3,22 @@
 // tool answers exactly what the CLI prints for the same call; nothing here talks to Forgejo.
 import * as z from "zod";
 import { EXIT } from "../cli/exit-codes.ts";
+import { CONTROLS } from "../protocol/index.ts";
+import type { ControlActionSpec } from "../protocol/index.ts";
+
+/**
+ * Each directive a person may give, and what the agent does, from the control registry (protocol/controls):
+ * `"pause" (stop before the next step, and call checkpoint_resume again later …), "rewind" (…), …`.
+ */
+export function directiveHelp(): string {
+  return CONTROLS.actions.flatMap((a: ControlActionSpec) => (a.directive !== undefined ? [`"${a.action}" (${a.directive.replace(/\bresume\b/g, "call checkpoint_resume")})`] : [])).join(", ");
+}
+
+/** "pause, rewind or release": the directive kinds, as a sentence says them. */
+export function directiveNames(): string {
+  const names = [...CONTROLS.directives];
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : (names[0] ?? "");
+}
 
 /** What a tool does to the world, as MCP's annotations say it (clients show it, some ask before a write). */
 export interface McpToolHints {
@@ -75,8 +91,7 @@ const checkpointSave = tool({
     "decisions, what is left to do) and not the transcript: keep it small (a few KiB). " +
     "The checkpoint is posted once, as a comment on the session issue people read. " +
     "Answers JSON: comment_id, the checkpoint, and `directive`: null, or a person's instruction to obey now: " +
-    '"pause" (stop before the next step and call checkpoint_resume later until the directive is null), ' +
-    '"rewind" (call checkpoint_resume and continue from the checkpoint it returns), "release" (stop: another worker takes over). ' +
+    `${directiveHelp()}. ` +
     '`"fenced": true` means this worker was taken over: stop. Leave seq and epoch out: after checkpoint_resume they continue by themselves.',
   input: z.object({
     agent,
@@ -106,7 +121,7 @@ const checkpointResume = tool({
   description:
     "Call it first, at the start of every task and after any restart, before doing work: it says where to continue. " +
     "Answers JSON: resume_point (the step to do next), phase (the last step finished), state (the data saved with it: your memory), " +
-    "directive (null, or a person's pause, rewind or release: obey it), not_used (newer checkpoints that were refused, with the reason), " +
+    `directive (null, or a person's ${directiveNames()}: obey it), not_used (newer checkpoints that were refused, with the reason), ` +
     "liveness, next_seq and epoch. " +
     'No checkpoint yet gives resume_point "start", phase "fresh_start", state {} and a note naming the agents and sessions that do have ' +
     'checkpoints (and "did you mean" for a name one typo away): if you expected one, check the names, or pass existing: true to make that an error. ' +

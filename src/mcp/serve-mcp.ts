@@ -7,6 +7,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type CliCall, MCP_TOOLS } from "./mcp-tools.ts";
 import { type CliRun, type ToolAnswer, badArguments, toolAnswer } from "./tool-answer.ts";
+import { CONTROLS } from "../protocol/index.ts";
 
 export interface ServeMcpOptions {
   /** Run one CLI call in this process and return what it printed. */
@@ -25,7 +26,7 @@ const INSTRUCTIONS =
   "checkpost keeps your progress on a Forgejo issue so that work survives a crash or a restart. " +
   "Start every task with checkpoint_resume and continue from its resume_point and state. " +
   "After each step that would be costly to redo, call checkpoint_save with the phase just finished and the data needed to continue. " +
-  "Obey a directive (pause, rewind, release) that checkpoint_resume or checkpoint_save returns.";
+  `Obey a directive (${CONTROLS.directives.join(", ")}) that checkpoint_resume or checkpoint_save returns.`;
 
 const result = (a: ToolAnswer) => ({ content: a.texts.map((text) => ({ type: "text" as const, text })), ...(a.isError ? { isError: true } : {}) });
 

@@ -4,6 +4,7 @@
  * host's answers with zod and maps its field names, so nothing outside the adapter reads the host's
  * wire format. Types only: importing this module runs no code.
  */
+import type { Logger } from "pino";
 
 /** owner/repo of the repository holding the session issue. */
 export interface RepoRef {
@@ -18,8 +19,8 @@ export interface HostUser {
   isAdmin?: boolean;
 }
 
+/** A label, known by its name (hosts number labels differently, or not at all). */
 export interface HostLabel {
-  id: number;
   name: string;
   color?: string;
 }
@@ -74,22 +75,25 @@ export interface HostHook {
   config?: Record<string, string>;
 }
 
-/** A team of the repository's organisation that holds the repository. */
-export interface HostTeam {
-  id: number;
-  name: string;
-  /** The team's mode ("read", "write", "admin", "owner"; for per-unit teams the lowest of its units). */
-  permission: string;
-  /** The team's mode on the issues unit ("none" when the team has none). */
-  issuesMode: string;
+/** A user's access to a repository, in the port's words: an owner reads as "admin". */
+export type RepoAccess = "admin" | "write" | "read" | "none";
+
+/** Whether a user may write a repository's issues (so may command the bot), as far as the token can tell. */
+export interface IssueWriteAccess {
+  canWrite: boolean;
+  /**
+   * Groups (teams) that may write issues but whose members the token may not read: a user refused may be
+   * in one of them. Empty when the answer is certain.
+   */
+  hiddenGroups: string[];
 }
 
 export interface HostRepo {
   id: number;
   fullName: string;
   private: boolean;
-  /** The token user's rights on it, when signed in. */
-  permissions?: { admin: boolean; push: boolean; pull: boolean };
+  /** The token user's access to it, when signed in. */
+  access?: RepoAccess;
 }
 
 export type IssueState = "open" | "closed" | "all";
@@ -106,8 +110,10 @@ export interface IssueQuery {
  * seconds and includes both ends, so callers dedupe what a boundary second returns twice.
  */
 export interface CommentWindow {
+  /** Updated at or after. */
   sinceMs?: number;
-  beforeMs?: number;
+  /** Updated at or before (an adapter whose host cannot bound a list above filters the answer itself). */
+  untilMs?: number;
 }
 
 /**
@@ -123,8 +129,8 @@ export interface HostCapabilities {
   repositoryScopedTokens: boolean;
   /** An issue's comment list comes in pages the adapter follows (GitHub: per_page ≤ 100 and Link); Forgejo answers it whole. */
   pagedCommentLists: boolean;
-  /** A comment list can be bounded above by updated time (`CommentWindow.beforeMs`), not only below (GitHub: `since` only). */
-  commentsBefore: boolean;
+  /** A comment list can be bounded above by updated time (`CommentWindow.untilMs`), not only below (GitHub: `since` only). */
+  commentsUntil: boolean;
   /** A body can be written only if unchanged since it was read. Neither Forgejo nor GitHub: writers re-read instead. */
   compareAndSetBody: boolean;
 }
@@ -148,7 +154,8 @@ export interface IssueHost {
   /** Every issue matching `q`, all pages. */
   listAllIssues(r: RepoRef, q?: IssueQuery): Promise<HostIssue[]>;
   getIssue(r: RepoRef, index: number): Promise<HostIssue>;
-  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue>;
+  /** `labels`: names of labels the repository has (listLabels, createLabel). */
+  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue>;
   editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue>;
 
   /** Every comment of an issue, or those updated within `window`. */
@@ -167,7 +174,8 @@ export interface IssueHost {
   /** Every label of the repository, all pages. */
   listLabels(r: RepoRef): Promise<HostLabel[]>;
   createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel>;
-  addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]>;
+  /** Add labels by name (the repository has them); answers the issue's labels. */
+  addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]>;
 
   /** Every webhook of the repository, all pages. */
   listHooks(r: RepoRef): Promise<HostHook[]>;
@@ -178,10 +186,84 @@ export interface IssueHost {
   getRepo(r: RepoRef): Promise<HostRepo>;
   /** Every collaborator, all pages. */
   listCollaborators(r: RepoRef): Promise<HostUser[]>;
-  /** The user's access mode to the repository: "owner", "admin", "write", "read" or "none". */
-  collaboratorPermission(r: RepoRef, user: string): Promise<string>;
-  /** The organisation's teams that hold the repository (empty for a user's repository). */
-  listRepoTeams(r: RepoRef): Promise<HostTeam[]>;
-  /** Whether `user` is a member of the team; false when the host says no such membership (or hides the team). */
-  isTeamMember(teamId: number, user: string): Promise<boolean>;
+  /** The user's access to the repository (HostError not-found: no such user; forbidden: the token may not ask). */
+  repoAccess(r: RepoRef, user: string): Promise<RepoAccess>;
+  /**
+   * Whether the user may write the repository's issues, however the host grants it (a collaborator's
+   * role, a team's rights on issues): who may command the bot. Errors as repoAccess.
+   */
+  issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess>;
+}
+
+/** The issue a webhook delivery is about, as the delivery carries it. */
+export interface DeliveredIssue {
+  number: number;
+  title: string;
+  /** null when the payload has no body. */
+  body: string | null;
+  state: string;
+  labels: HostLabel[];
+  isPullRequest: boolean;
+  /** Who opened it, when the payload says. */
+  author: string | null;
+  /** When it last changed, when the payload says (a tick's once-key). */
+  updatedAt: string | null;
+}
+
+/**
+ * A webhook delivery the bot acts on, in the port's words: each host's adapter maps its own payloads
+ * (Forgejo's: src/forgejo-client/webhook-payloads.ts), so the bot reads no host's field names.
+ */
+export type HostDelivery =
+  | {
+      event: "comment";
+      action: "created" | "edited" | "deleted";
+      repo: RepoRef;
+      issue: DeliveredIssue;
+      comment: { id: number; author: string; body: string; createdAt: string; updatedAt: string; htmlUrl?: string };
+      sender: string;
+      /** The comment is on a pull request's conversation. */
+      onPullRequest: boolean;
+    }
+  | {
+      event: "issue";
+      action: string;
+      repo: RepoRef;
+      issue: DeliveredIssue;
+      sender: string;
+      /** On "edited": the body before this edit, when the host sends it. */
+      bodyBefore?: string;
+    };
+
+/**
+ * Read a verified delivery's parsed payload: the neutral record; `{ invalid }` (the first problem, for
+ * the log) when it does not have the shape the host sends; null for an event the bot does not read.
+ */
+export type ReadDelivery = (event: string, payload: unknown) => HostDelivery | { invalid: unknown } | null;
+
+/** Where an issue host is and how to talk to it, from configuration (CHECKPOST_HOST picks the adapter). */
+export interface HostSettings {
+  /** The instance's base URL (FORGEJO_URL; each adapter adds its own API path). */
+  url: string;
+  /** The access token, sent as the host wants it. */
+  token?: string;
+  /** Injected fetch (tests, instrumentation; the bot passes node:http). */
+  fetch?: typeof globalThis.fetch;
+  logger?: Pick<Logger, "debug" | "warn">;
+  /** Retries after the first attempt, for transient failures. */
+  retries?: number;
+  /** Per-attempt timeout, ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * One entry of the host registry (src/hosts/index.ts): what the host can do, and how to open it. A new
+ * host is a folder exporting one of these, plus one line in the registry (Renovate's platform map).
+ */
+export interface HostDefinition {
+  /** The name CHECKPOST_HOST selects it by, e.g. "forgejo". */
+  readonly name: string;
+  readonly capabilities: HostCapabilities;
+  /** The adapter, the API root its webhook deliveries name the instance by, and its payload reader. */
+  open(settings: HostSettings): { api: IssueHost; apiUrl: string; readDelivery: ReadDelivery };
 }

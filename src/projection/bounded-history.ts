@@ -1,3 +1,4 @@
+import { CONTROLS } from "../protocol/index.ts";
 import type { CommentRecord } from "./comment-event.ts";
 import { noteFor } from "./comment-notes.ts";
 import { foldRecords, sealFold, startFold } from "./derive-entry.ts";
@@ -67,7 +68,7 @@ export const seal = (s: ProjectionState, k: KeyState) => {
   let n = k.ids.length - hot;
   for (let i = n; i < k.ids.length; i++) {
     const r = s.live.get(k.ids[i] as number)?.record;
-    if (r?.kind === "control" && r.control.action === "rewind") {
+    if (r?.kind === "control" && CONTROLS.byName(r.control.action)?.target) {
       const j = indexOfSorted(k.ids, r.control.target ?? 0);
       if (j >= 0 && j < n) n = j;
     }

@@ -3,7 +3,7 @@ import { MAX_INTERVALS, MAX_NOT_USED, RECENT_CHECKPOINTS } from "./projection-sn
 import { DEFAULT_LEGACY_WRITERS, isLegacyCheckpoint } from "./legacy-writers.ts";
 import type { LegacyWriters } from "./legacy-writers.ts";
 import type { StoredRecord } from "./stored-comment.ts";
-import { markerOf } from "../protocol/index.ts";
+import { CONTROLS, markerOf } from "../protocol/index.ts";
 import type { JsonValue } from "../protocol/index.ts";
 
 export interface DerivedEntry {
@@ -161,18 +161,20 @@ export function foldRecords(f: EntryFold, records: readonly StoredRecord[], opti
       else if (r.sig === "bad") flag(r, "bad-signature", `control "${c.action}" has a Signature that does not verify; ignored`);
       else {
         const ref: ControlRef = { commentId: r.commentId, action: c.action, by: c.by ?? null, at: iso(r.createdMs), ...(r.htmlUrl !== undefined ? { htmlUrl: r.htmlUrl } : {}) };
-        if (c.action === "pause") control.paused = ref;
-        else if (c.action === "unpause") control.paused = null;
-        else if (c.action === "hide") control.hidden = ref;
-        else if (c.action === "release") {
+        // The action's effect is the registry's (protocol/controls); a fence with a target goes back to it.
+        const spec = CONTROLS.byName(c.action);
+        if (spec?.effect === "pause") control.paused = ref;
+        else if (spec?.effect === "unpause") control.paused = null;
+        else if (spec?.effect === "hide") control.hidden = ref;
+        else if (spec?.effect === "fence" && !spec.target) {
           const epoch = c.epoch as number;
           maxEpoch = Math.max(maxEpoch, epoch);
           control.pending = { ...ref, epoch };
-        } else {
+        } else if (spec?.effect === "fence") {
           const epoch = c.epoch as number;
           // Only a checkpoint this entry believed before the command can be gone back to.
           const target = believed.find((b) => b.commentId === c.target);
-          if (!target) flag(r, "rejected-control", `rewind to comment ${c.target} ignored: not a trusted checkpoint of this agent and session before the command`);
+          if (!target) flag(r, "rejected-control", `${c.action} to comment ${c.target} ignored: not a trusted checkpoint of this agent and session before the command`);
           else {
             maxEpoch = Math.max(maxEpoch, epoch);
             latestRecord = target;

@@ -1,4 +1,4 @@
-import { markerOf } from "../protocol/index.ts";
+import { CONTROLS, markerOf } from "../protocol/index.ts";
 import { ProtocolInputError } from "../errors.ts";
 import { bodyHash } from "./body-hash.ts";
 import { detachCold, seal } from "./bounded-history.ts";
@@ -44,7 +44,7 @@ const attach = (s: ProjectionState, r: StoredRecord) => {
   insertSorted(k.ids, r.commentId);
   k.derived = null;
   // Older than what was dropped, or a rewind to a dropped checkpoint: the fold must be redone from the history.
-  if (k.sealedUpTo > 0 && (r.commentId <= k.sealedUpTo || (r.kind === "control" && r.control.action === "rewind" && (r.control.target ?? 0) <= k.sealedUpTo))) k.stale = true;
+  if (k.sealedUpTo > 0 && (r.commentId <= k.sealedUpTo || (r.kind === "control" && CONTROLS.byName(r.control.action)?.target && (r.control.target ?? 0) <= k.sealedUpTo))) k.stale = true;
   seal(s, k);
 };
 const detach = (s: ProjectionState, r: StoredRecord) => {

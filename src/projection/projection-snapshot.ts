@@ -1,4 +1,4 @@
-import type { ControlAction, JsonValue } from "../protocol/index.ts";
+import type { ControlAction, DirectiveKind, JsonValue } from "../protocol/index.ts";
 
 export type AnomalyKind =
   | "invalid"
@@ -91,7 +91,7 @@ export interface EntryControl {
  * (continue from `to`, under an epoch above `epoch`), `release` (the session is
  * free for another worker to take over). Pause wins over the others.
  */
-export type Directive = ControlRef & { kind: "pause" | "rewind" | "release" };
+export type Directive = ControlRef & { kind: DirectiveKind };
 
 /** A trusted checkpoint in an entry's short history (newest first), a rewind target. */
 export interface RecentCheckpoint {

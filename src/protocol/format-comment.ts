@@ -4,6 +4,7 @@ import { pythonJsonDumps } from "./python-json.ts";
 import { ProtocolInputError } from "../errors.ts";
 import type { z } from "zod";
 import type { JsonObject } from "./json-value.ts";
+import { missingFields } from "./controls/missing-fields.ts";
 
 const FOOTER = "Automated by CleverAgents Bot Agent: ";
 
@@ -74,8 +75,8 @@ export function formatHealth(input: HealthInput): string {
  */
 export function formatControl(input: ControlInput): string {
   const c = validated(ControlInputSchema, input, "control");
-  if (c.action === "rewind" && (c.target === undefined || c.epoch === undefined)) throw new ProtocolInputError("cannot format control: rewind needs target and epoch");
-  if (c.action === "release" && c.epoch === undefined) throw new ProtocolInputError("cannot format control: release needs epoch");
+  const missing = missingFields(c);
+  if (missing) throw new ProtocolInputError(`cannot format control: ${c.action} needs ${missing === "target" ? "target and epoch" : "epoch"}`);
   const lines = [
     `${CONTROL_MARKER} ${c.agent}`,
     `Version: ${PROTOCOL_VERSION}`,

@@ -20,3 +20,5 @@ export { protocolJsonSchema } from "./json-schema.ts";
 export type { ParseOutput } from "./parse-output.ts";
 export { SNAPSHOT_MARKER, SnapshotSchema, formatSnapshot, snapshotKind } from "./kinds/snapshot-kind.ts";
 export type { Snapshot, SnapshotInput } from "./kinds/snapshot-kind.ts";
+export { CONTROL_ACTIONS, CONTROLS, controlActionRegistry } from "./controls/index.ts";
+export type { ControlActionName, ControlActionRegistry, ControlActionSpec, ControlBox, ControlEffect, DirectiveKind } from "./controls/index.ts";

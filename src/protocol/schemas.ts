@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { JsonObjectSchema, JsonValueSchema } from "./json-value.ts";
 import { builtSchema, lazySchema } from "./lazy-schema.ts";
+import { CONTROLS } from "./controls/control-actions.ts";
+import type { ControlActionName } from "./controls/control-actions.ts";
 
 /** The protocol version the seed writes and this project writes. */
 export const PROTOCOL_VERSION = "1.0";
@@ -99,12 +101,10 @@ export const HealthInputSchema = lazySchema(() =>
 export type HealthInput = z.input<typeof HealthInputSchema>;
 
 /**
- * What a `[CONTROL]` comment asks of an agent+session: `pause`/`unpause` its
- * work, `rewind` it to an earlier trusted checkpoint (with a new epoch fence),
- * `release` it for take-over (a fence at its current checkpoint), or `hide`
- * its dashboard row until it signals again.
+ * What a `[CONTROL]` comment asks of an agent+session: one of the registry's actions (controls/: pause,
+ * unpause, rewind, release, hide; each action's file says what it does).
  */
-export const ControlActionSchema = lazySchema(() => z.enum(["pause", "unpause", "rewind", "release", "hide"]));
+export const ControlActionSchema = lazySchema(() => z.enum(CONTROLS.names as [ControlActionName, ...ControlActionName[]]));
 export type ControlAction = z.infer<typeof ControlActionSchema>;
 
 const CommentIdSchema = lazySchema(() => z.number().int().positive().max(Number.MAX_SAFE_INTEGER));

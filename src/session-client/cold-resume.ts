@@ -252,7 +252,7 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   if (entry) {
     // Trust the shortcut only when it found what the index promised (or something newer).
     // Older than the index's is right only when a rewind the read holds went back to it.
-    const rewoundTo = result.directive?.kind === "rewind" ? (result.directive.to?.commentId ?? null) : null;
+    const rewoundTo = result.directive?.to?.commentId ?? null;
     if (!result.checkpoint || (result.checkpoint.commentId < entry.commentId && result.checkpoint.commentId !== rewoundTo)) return full();
     // A higher epoch than the shortcut can see exists (its checkpoint deleted, say): only the full read can fence correctly.
     if (result.maxEpoch < entry.maxEpoch) return full();

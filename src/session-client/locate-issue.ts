@@ -47,10 +47,10 @@ export async function listSessionIssues(api: IssueHost, repo: RepoRef, opts: { t
 
 async function createIssue(api: IssueHost, repo: RepoRef, opts: LocateOptions): Promise<HostIssue> {
   const labels = await api.listLabels(repo);
-  const label = labels.find((l) => l.name === opts.label) ?? (await api.createLabel(repo, { name: opts.label, color: "#0075ca", description: "Automated agent session state" }));
+  if (!labels.some((l) => l.name === opts.label)) await api.createLabel(repo, { name: opts.label, color: "#0075ca", description: "Automated agent session state" });
   return api.createIssue(repo, {
     title: opts.title,
     body: "Session state for automated agents: checkpoints (`[CHECKPOINT]`) and health signals (`[HEALTH]`) are posted as comments below.",
-    labels: [label.id],
+    labels: [opts.label],
   });
 }

@@ -67,7 +67,7 @@ export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: 
   const worker = async () => {
     while (next < bounds.length) {
       const [a, b] = bounds[next++] as [number, number];
-      await onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, beforeMs: b * 1000 }));
+      await onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, untilMs: b * 1000 }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));

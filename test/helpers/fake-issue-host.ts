@@ -1,12 +1,25 @@
-import type { CommentWindow, HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostTeam, HostUser, IssueHost, IssueQuery, RepoRef } from "../../src/ports/issue-host.ts";
+import type {
+  CommentWindow,
+  HostAttachment,
+  HostComment,
+  HostHook,
+  HostIssue,
+  HostLabel,
+  HostRepo,
+  HostUser,
+  IssueHost,
+  IssueQuery,
+  IssueWriteAccess,
+  RepoAccess,
+  RepoRef,
+} from "../../src/ports/issue-host.ts";
 import type { HostCapabilities } from "../../src/ports/issue-host.ts";
-import { ForgejoApiError, HostError } from "../../src/errors.ts";
+import { HostError } from "../../src/errors.ts";
 import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
 import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embedded-forge/upload-verify.ts";
 
-/** A 404 as the adapter throws it. */
-// A ForgejoApiError (a HostError with reason not-found) while src/bot/upkeep/dashboard-writer.ts still tests for that class.
-const notFound = (what: string) => new ForgejoApiError(`${what} (404)`, 404, "GET", "fake", { reason: "not-found" });
+/** A missing thing as every adapter throws it: a HostError with reason not-found. */
+const notFound = (what: string) => new HostError(`${what} (404)`, "not-found");
 
 type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;
 
@@ -30,7 +43,8 @@ export class FakeIssueHost implements IssueHost {
   readonly hooks: HostHook[] = [];
   /** login → access mode ("owner", "admin", "write", "read"); others read as "none". */
   readonly permissions = new Map<string, string>();
-  private nextId: number;
+  /** The next id handed out; an object, so views by another login (`as`) share it. */
+  private readonly ids: { next: number };
   private readonly once = new Map<Method, (() => void)[]>();
 
   /** What it can do: Forgejo's unless a test says otherwise. */
@@ -38,7 +52,7 @@ export class FakeIssueHost implements IssueHost {
 
   /** `login`: the token's user (default "bot"); `firstId`: the first id handed out (default 1); `now`: the clock (ms); `capabilities`: overrides of Forgejo's. */
   constructor(readonly o: { login?: string; firstId?: number; now?: () => number; url?: string; capabilities?: Partial<HostCapabilities> } = {}) {
-    this.nextId = o.firstId ?? 1;
+    this.ids = { next: o.firstId ?? 1 };
     this.capabilities = { ...FORGEJO_CAPABILITIES, ...o.capabilities };
   }
 
@@ -53,6 +67,26 @@ export class FakeIssueHost implements IssueHost {
   }
   private now(): string {
     return new Date(this.o.now ? this.o.now() : Date.UTC(2026, 10, 29, 10, 0, 0)).toISOString();
+  }
+
+  /**
+   * The same host as another token's user: every issue, comment, label and id is shared, and what the
+   * view writes is by `login` (two users of one repository, e.g. an agent and the bot).
+   */
+  as(login: string): FakeIssueHost {
+    const view = new FakeIssueHost({ ...this.o, login });
+    return Object.assign(view, {
+      issues: this.issues,
+      comments: this.comments,
+      attachments: this.attachments,
+      files: this.files,
+      labels: this.labels,
+      hooks: this.hooks,
+      permissions: this.permissions,
+      teams: this.teams,
+      ids: this.ids,
+      capabilities: this.capabilities,
+    });
   }
 
   after(method: Method, fn: () => void): void {
@@ -102,8 +136,8 @@ export class FakeIssueHost implements IssueHost {
   /** Seed a comment on an issue (created if missing); returns it. */
   addComment(issue: number, input: Partial<HostComment> & { body: string }): HostComment {
     if (!this.issues.has(issue)) this.addIssue({ number: issue });
-    const id = input.id ?? this.nextId++;
-    this.nextId = Math.max(this.nextId, id + 1);
+    const id = input.id ?? this.ids.next++;
+    this.ids.next = Math.max(this.ids.next, id + 1);
     const at = this.now();
     const c: HostComment = {
       id,
@@ -171,9 +205,9 @@ export class FakeIssueHost implements IssueHost {
     this.call("getIssue");
     return this.done("getIssue", this.withCount(this.issue(index)));
   }
-  async createIssue(_r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
+  async createIssue(_r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
     this.call("createIssue");
-    const labels = this.labels.filter((l) => input.labels?.includes(l.id));
+    const labels = this.labels.filter((l) => input.labels?.includes(l.name));
     const number = Math.max(0, ...this.issues.keys()) + 1;
     return this.done("createIssue", this.withCount(this.addIssue({ number, title: input.title, body: input.body ?? "", labels })));
   }
@@ -192,7 +226,7 @@ export class FakeIssueHost implements IssueHost {
     const sec = (ms: number) => Math.floor(ms / 1000);
     const list = (this.comments.get(index) ?? []).filter((c) => {
       const at = sec(Date.parse(c.updatedAt));
-      return (w.sinceMs === undefined || at >= sec(w.sinceMs)) && (w.beforeMs === undefined || at <= sec(w.beforeMs));
+      return (w.sinceMs === undefined || at >= sec(w.sinceMs)) && (w.untilMs === undefined || at <= sec(w.untilMs));
     });
     return this.done("listComments", [...list]);
   }
@@ -228,9 +262,8 @@ export class FakeIssueHost implements IssueHost {
     this.call("createIssueAttachment");
     this.issue(index);
     // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
-    if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES))
-      throw new ForgejoApiError("This file extension or type is not allowed to be uploaded. (422)", 422, "POST", "fake", { reason: "invalid" });
-    const id = this.nextId++;
+    if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES)) throw new HostError("This file extension or type is not allowed to be uploaded. (422)", "invalid");
+    const id = this.ids.next++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));
     this.attachments.set(index, [...(this.attachments.get(index) ?? []), a]);
@@ -249,14 +282,14 @@ export class FakeIssueHost implements IssueHost {
   }
   async createLabel(_r: RepoRef, input: { name: string; color: string }): Promise<HostLabel> {
     this.call("createLabel");
-    const l: HostLabel = { id: this.nextId++, name: input.name, color: input.color };
+    const l: HostLabel = { name: input.name, color: input.color };
     this.labels.push(l);
     return this.done("createLabel", l);
   }
-  async addIssueLabels(_r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
+  async addIssueLabels(_r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
     this.call("addIssueLabels");
     const i = this.issue(index);
-    const add = this.labels.filter((l) => labels.includes(l.id) && !i.labels.some((x) => x.id === l.id));
+    const add = this.labels.filter((l) => labels.includes(l.name) && !i.labels.some((x) => x.name === l.name));
     const next = { ...i, labels: [...i.labels, ...add] };
     this.issues.set(index, next);
     return this.done("addIssueLabels", next.labels);
@@ -268,7 +301,7 @@ export class FakeIssueHost implements IssueHost {
   }
   async createHook(_r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
     this.call("createHook");
-    const h: HostHook = { id: this.nextId++, ...input };
+    const h: HostHook = { id: this.ids.next++, ...input };
     this.hooks.push(h);
     return this.done("createHook", h);
   }
@@ -283,8 +316,8 @@ export class FakeIssueHost implements IssueHost {
   async getRepo(r: RepoRef): Promise<HostRepo> {
     this.call("getRepo");
     const mode = this.permissions.get(this.login) ?? "owner";
-    const push = mode !== "read" && mode !== "none";
-    return this.done("getRepo", { id: 1, fullName: `${r.owner}/${r.repo}`, private: false, permissions: { admin: mode === "owner" || mode === "admin", push, pull: mode !== "none" } });
+    const access = mode === "owner" || mode === "admin" ? "admin" : mode === "write" || mode === "read" ? mode : "none";
+    return this.done("getRepo", { id: 1, fullName: `${r.owner}/${r.repo}`, private: false, access });
   }
   async listCollaborators(): Promise<HostUser[]> {
     this.call("listCollaborators");
@@ -293,21 +326,34 @@ export class FakeIssueHost implements IssueHost {
       [...this.permissions.keys()].map((login, n) => ({ id: n + 2, login })),
     );
   }
-  async collaboratorPermission(_r: RepoRef, user: string): Promise<string> {
-    this.call("collaboratorPermission");
-    return this.done("collaboratorPermission", this.permissions.get(user) ?? "none");
+  /**
+   * The mode `permissions` gives `user`: "owner" for the token's own user unless set, "none" for a team's
+   * member; anyone else is no user of this host (not-found, as a host answers).
+   */
+  private modeOf(user: string): string {
+    const mode = this.permissions.get(user) ?? (user === this.login ? "owner" : this.teams.some((t) => t.members.includes(user.toLowerCase())) ? "none" : undefined);
+    if (mode === undefined) throw notFound(`user ${user} not found`);
+    return mode;
   }
-  /** Teams holding the repository, and their members (lower-case logins): seeded by tests. */
-  readonly teams: (HostTeam & { members: string[] })[] = [];
-  async listRepoTeams(_r: RepoRef): Promise<HostTeam[]> {
-    this.call("listRepoTeams");
-    return this.done(
-      "listRepoTeams",
-      this.teams.map(({ members: _m, ...t }) => t),
-    );
+  async repoAccess(_r: RepoRef, user: string): Promise<RepoAccess> {
+    this.call("repoAccess");
+    const mode = this.modeOf(user);
+    return this.done("repoAccess", mode === "owner" || mode === "admin" ? "admin" : mode === "write" || mode === "read" ? mode : "none");
   }
-  async isTeamMember(teamId: number, user: string): Promise<boolean> {
-    this.call("isTeamMember");
-    return this.done("isTeamMember", this.teams.find((t) => t.id === teamId)?.members.includes(user.toLowerCase()) ?? false);
+  /**
+   * Teams holding the repository, with their mode on issues and their members (lower-case logins), seeded
+   * by tests; `hidden`: the token may not read its members.
+   */
+  readonly teams: { id: number; name: string; issuesMode: string; members: string[]; hidden?: boolean }[] = [];
+  /** A writer (write and above) may; a reader may through a team that may write issues, as Forgejo grants it. */
+  async issueWriteAccess(_r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    this.call("issueWriteAccess");
+    const mode = this.modeOf(user);
+    const writes = (m: string) => m === "write" || m === "admin" || m === "owner";
+    if (writes(mode) || mode !== "read") return this.done("issueWriteAccess", { canWrite: writes(mode), hiddenGroups: [] });
+    const teams = this.teams.filter((t) => writes(t.issuesMode));
+    const hiddenGroups = teams.filter((t) => t.hidden).map((t) => t.name);
+    const canWrite = teams.some((t) => !t.hidden && t.members.includes(user.toLowerCase()));
+    return this.done("issueWriteAccess", { canWrite, hiddenGroups: canWrite ? [] : hiddenGroups });
   }
 }

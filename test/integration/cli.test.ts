@@ -55,6 +55,21 @@ describe("checkpost CLI", () => {
     expect(back.json()).toEqual({ kind: "checkpoint", agent: "a", session: "s", phase: "p", version: "1.0", timestamp: "2026-11-29T10:00:00Z", data: { x: 1 } });
   });
 
+  it("format control takes the registry's actions: a body the parser reads back, an unknown action named with the choices", async () => {
+    const t = io();
+    const argv = ["format", "control", "--agent", "a", "--session", "s", "--action", "release", "--epoch", "3", "--by", "alice", "--time", "2026-11-29T10:00:00Z"];
+    expect(await runCli(argv, t.cli)).toBe(0);
+    const back = io({}, t.out.join(""));
+    await runCli(["parse"], back.cli);
+    expect(back.json()).toEqual({ kind: "control", agent: "a", session: "s", action: "release", epoch: 3, by: "alice", timestamp: "2026-11-29T10:00:00Z" });
+    const u = io();
+    expect(await runCli(["format", "control", "--agent", "a", "--session", "s", "--action", "explode"], u.cli)).toBe(2);
+    expect(u.err.join("")).toContain("Allowed choices are pause, unpause, rewind, release, hide");
+    const r = io();
+    expect(await runCli(["format", "control", "--agent", "a", "--session", "s", "--action", "rewind"], r.cli)).toBe(1);
+    expect(r.err.join("")).toContain("rewind needs target and epoch");
+  });
+
   it("exits 2 on usage errors with a message saying what is wrong", async () => {
     const t = io();
     expect(await runCli(["format", "checkpoint", "--agent", "a", "--session", "s", "--phase", "p", "--data", "[1]"], t.cli)).toBe(2);

@@ -8,7 +8,7 @@ import { type Bot, createBot } from "../../src/bot/create-bot.ts";
 import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/session-client/index.ts";
 import { TIMERS_OFF } from "../helpers/bot-world.ts";
-import { GitHubHost } from "../helpers/github-host/github-host.ts";
+import { GitHubHost, readGitHubDelivery } from "../helpers/github-host/github-host.ts";
 import { GitHubRest } from "../helpers/github-host/github-rest.ts";
 
 const repo = { owner: "agent", repo: "work" };
@@ -28,10 +28,14 @@ describe("the bot on a host with GitHub's behaviour", () => {
     rest.permissions.set("checkpost-bot", "write");
     const host = (token: string) => new GitHubHost({ apiUrl: rest.apiUrl, token, fetch: rest.fetch, now: () => Date.now() });
     const label = await host(agent.token).createLabel(repo, { name: DEFAULT_SESSION_LABEL, color: "#0e8a16" });
-    const issue = await host(agent.token).createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [label.id] });
+    const issue = await host(agent.token).createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [label.name] });
 
     const config = { ...defaultBotConfig({ url: "https://github.test", token: botUser.token }, [repo]), trustedAuthors: ["agent"], webhookSecret: SECRET, port: 0, ...TIMERS_OFF, retries: 0 };
-    bot = await createBot(config, { logger: pino({ level: "silent" }), host: { api: host(botUser.token), apiUrl: rest.apiUrl }, store: createMemoryProjectionStore() });
+    bot = await createBot(config, {
+      logger: pino({ level: "silent" }),
+      host: { api: host(botUser.token), apiUrl: rest.apiUrl, readDelivery: readGitHubDelivery },
+      store: createMemoryProjectionStore(),
+    });
 
     const saved = await new SessionStore({ api: host(agent.token), repo, issue: issue.number }).save({ agent: "worker", session: "s1", phase: "clone_complete", data: { branch: "b" } });
     const comment = rest.comments.get(saved.comment_id);

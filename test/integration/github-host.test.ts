@@ -125,7 +125,7 @@ describe("SessionStore on a host with GitHub's behaviour", () => {
     const b = await host.createComment(repo, issue, "b");
     g.tick(10_000);
     const c = await host.createComment(repo, issue, "c");
-    const window = await host.listComments(repo, issue, { sinceMs: Date.parse(b.updatedAt), beforeMs: Date.parse(b.updatedAt) + 1_000 });
+    const window = await host.listComments(repo, issue, { sinceMs: Date.parse(b.updatedAt), untilMs: Date.parse(b.updatedAt) + 1_000 });
     expect(window.map((x) => x.id)).toEqual([b.id]);
     expect(g.rest.log.at(-1)).toContain("since=");
     expect(g.rest.log.at(-1)).not.toContain("before=");

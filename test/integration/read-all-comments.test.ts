@@ -52,7 +52,7 @@ describe("readAllComments", () => {
       override async listComments(r: RepoRef, n: number, q: CommentWindow = {}): Promise<HostComment[]> {
         const out = await super.listComments(r, n, q);
         // After the first window (which held comment `first`), a person edits it: it moves to "now".
-        if (q.beforeMs !== undefined && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
+        if (q.untilMs !== undefined && ++windows === 1) await api.editComment(repo, first.id, "edited during the scan");
         return out;
       }
     })(api.client);
@@ -88,7 +88,7 @@ describe("readAllComments", () => {
     await firstBatch;
     // Give the other reader time to answer and block too; no third request may go out meanwhile.
     await new Promise<void>((r) => setImmediate(r));
-    await api.listComments(repo, world.issue, { sinceMs: 0, beforeMs: 1000 });
+    await api.listComments(repo, world.issue, { sinceMs: 0, untilMs: 1000 });
     expect(api.client.requestCount - before).toBeLessThanOrEqual(3);
     expect(batches).toBeLessThanOrEqual(2);
     release();

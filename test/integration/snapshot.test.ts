@@ -271,7 +271,7 @@ describe("checkpost snapshot", () => {
     const api = w.api();
     const repo = { owner: "agent", repo: "work" };
     const old = await api.getIssue(repo, w.issue);
-    const next = await api.createIssue(repo, { title: old.title, body: continuesLine(w.issue, 3), labels: old.labels.map((l) => l.id) });
+    const next = await api.createIssue(repo, { title: old.title, body: continuesLine(w.issue, 3), labels: old.labels.map((l) => l.name) });
     await api.createComment(repo, w.issue, continuedInComment(next.number, 3));
     await api.editIssue(repo, w.issue, { state: "closed" });
     const dir = into();

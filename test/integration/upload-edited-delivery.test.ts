@@ -8,6 +8,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotMetrics } from "../../src/bot/bot-metrics.ts";
 import { handleDelivery } from "../../src/bot/ingest/handle-delivery.ts";
+import { readForgejoDelivery } from "../../src/forgejo-client/index.ts";
 import type { WatchedIssue } from "../../src/bot/tracker-ports.ts";
 import { seededForge, type Seeded } from "../forge/helpers.ts";
 import { startReceiver, type Receiver } from "../forge/receiver.ts";
@@ -58,7 +59,16 @@ describe("an upload's `edited` webhook", () => {
       renderSection: () => "",
     } as unknown as WatchedIssue;
     const metrics = { deliveries: { inc: () => {} }, handleSeconds: { observe: () => {} } } as unknown as BotMetrics;
-    const deps = { log: pino({ level: "silent" }), metrics, self: "checkpost-bot", watched: () => true, tracker: () => tracker, track: async () => tracker, isSessionIssue: () => true };
+    const deps = {
+      log: pino({ level: "silent" }),
+      metrics,
+      self: "checkpost-bot",
+      watched: () => true,
+      tracker: () => tracker,
+      track: async () => tracker,
+      isSessionIssue: () => true,
+      readDelivery: readForgejoDelivery,
+    };
     for (const p of sent) await handleDelivery("issues", p, deps);
     expect(edits).toEqual([["- [ ] pause", "- [x] pause"]]);
   });

@@ -1,15 +1,12 @@
 import type { Logger } from "pino";
-import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
+import type { IssueHost, IssueWriteAccess, RepoRef } from "../../ports/issue-host.ts";
 import { HostError } from "../../errors.ts";
-
-/** Access modes that may command: Forgejo's "write" and above, on the issues unit. */
-const WRITERS = new Set(["write", "admin", "owner"]);
 
 /** How long a "may command" answer is kept (a revoked writer may still command this long). Refusals are not kept. */
 export const COMMANDER_CACHE_MS = 60_000;
 
 export interface CommanderCheckOptions {
-  api: Pick<IssueHost, "collaboratorPermission" | "listRepoTeams" | "isTeamMember">;
+  api: Pick<IssueHost, "issueWriteAccess">;
   repo: RepoRef;
   logger: Pick<Logger, "warn">;
   now: () => Date;
@@ -17,18 +14,10 @@ export interface CommanderCheckOptions {
 }
 
 /**
- * Who may command: whoever Forgejo lets write issues on the repository (CanWriteIssuesOrPulls,
- * models/perm/access/repo_permission.go:109-114: the issues unit's mode, at least write).
- *
- * The permission API answers the repository's AccessMode, not the issues unit's: for a member of a team
- * with per-unit rights it is the team's AccessMode, the lowest of its units (models/unit/unit.go:434-449),
- * so a triage team that may write issues but only read code reads as "read". The unit's mode is the
- * highest of the collaboration's mode and each of the user's teams' mode for the unit
- * (repo_permission.go:255-300). So when the permission reads "read", the bot lists the repository's teams
- * (GET /repos/{o}/{r}/teams, `units_map["repo.issues"]`) and, for each that may write issues, asks whether
- * the user is a member (GET /teams/{id}/members/{u}). Forgejo answers that only to a site admin, an owner
- * of the organisation or a member of that team (reqTeamMembership, routers/api/v1/api.go:551-586): when
- * the bot may not look, the user is refused and the log says why (docs/security.md).
+ * Who may command: whoever the host lets write the repository's issues (IssueHost.issueWriteAccess; the
+ * Forgejo adapter reads collaborators' modes and teams' rights on issues). A "yes" is kept for the cache
+ * time, a "no" never. When the token may not see whether a user is in a group that may write issues, the
+ * user is refused and the log says why, once (docs/security.md).
  */
 export class CommanderCheck {
   private readonly allowed = new Map<string, number>();
@@ -51,9 +40,9 @@ export class CommanderCheck {
   }
 
   private async ask(login: string): Promise<boolean> {
-    let mode: string;
+    let access: IssueWriteAccess;
     try {
-      mode = await this.o.api.collaboratorPermission(this.o.repo, login);
+      access = await this.o.api.issueWriteAccess(this.o.repo, login);
     } catch (e) {
       // not found: no such user; forbidden: the bot may not ask (then nobody can command: say so in the log).
       if (e instanceof HostError && (e.reason === "not-found" || e.reason === "forbidden")) {
@@ -62,29 +51,13 @@ export class CommanderCheck {
       }
       throw e;
     }
-    if (WRITERS.has(mode)) return true;
-    // "none": no team of the user holds the repository (it would give read at least). Only "read" may hide a team's issue write.
-    if (mode !== "read") return false;
-    return this.teamMayWriteIssues(login);
-  }
-
-  /** Whether one of the repository's teams that may write issues has the user as a member. */
-  private async teamMayWriteIssues(login: string): Promise<boolean> {
-    const writers = (await this.o.api.listRepoTeams(this.o.repo)).filter((t) => WRITERS.has(t.issuesMode));
-    for (const team of writers) {
-      try {
-        if (await this.o.api.isTeamMember(team.id, login)) return true;
-      } catch (e) {
-        if (!(e instanceof HostError && e.reason === "forbidden")) throw e;
-        if (!this.warnedHidden) {
-          this.warnedHidden = true;
-          this.o.logger.warn(
-            { login, team: team.name },
-            "the bot may not read the members of a team that may write issues (Forgejo shows them to organisation owners and the team's members; the token needs read:organization): its members' commands are refused unless they have write access otherwise",
-          );
-        }
-      }
+    if (!access.canWrite && access.hiddenGroups.length > 0 && !this.warnedHidden) {
+      this.warnedHidden = true;
+      this.o.logger.warn(
+        { login, team: access.hiddenGroups[0] },
+        "the bot may not read the members of a team that may write issues (the host shows them only to organisation owners and the team's members; on Forgejo the token needs read:organization): its members' commands are refused unless they have write access otherwise",
+      );
     }
-    return false;
+    return access.canWrite;
   }
 }

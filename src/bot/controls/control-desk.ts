@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { HostComment, IssueHost, RepoRef } from "../../ports/issue-host.ts";
-import { formatControl, pythonUtcIsoformat, signControl } from "../../protocol/index.ts";
+import { CONTROLS, formatControl, pythonUtcIsoformat, signControl } from "../../protocol/index.ts";
 import type { ControlAction, ControlInput } from "../../protocol/index.ts";
 import { checkboxCommands, confirmCommand, escapeCode, escapeMarkdown, tickCommandKey } from "../../dashboard/index.ts";
 import type { UnconfirmedChange } from "../../dashboard/index.ts";
@@ -196,14 +196,16 @@ export class ControlDesk {
       await this.reply(`checkpost: no agent ${escapeMarkdown(c.agent, 60)} with session ${escapeMarkdown(c.session, 60)} has a trusted checkpoint or health signal here; nothing done.`);
       return this.count(c.action, "invalid");
     }
+    // What each action needs and does is the registry's (protocol/controls).
+    const spec = CONTROLS.byName(c.action);
     // Pause is a state: asking for the state it is in records nothing (a tick read twice, two renders compared).
-    if ((c.action === "pause" && entry.control?.paused) || (c.action === "unpause" && !entry.control?.paused)) {
+    if ((spec?.effect === "pause" && entry.control?.paused) || (spec?.effect === "unpause" && !entry.control?.paused)) {
       this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by }, "control asks for the state the agent is already in; nothing recorded");
       await this.o.commanded?.(c.agent, c.session);
       return this.count(c.action, "accepted");
     }
     const input: ControlInput = { agent: c.agent, session: c.session, action: c.action, by, reason, timestamp: pythonUtcIsoformat(this.o.now()) };
-    if (c.action === "rewind") {
+    if (spec?.target) {
       const t = String(c.target ?? "");
       let target = entry.recent?.find((r) => String(r.commentId) === t || r.id === t);
       if (!target && this.o.chainTarget) {
@@ -237,7 +239,7 @@ export class ControlDesk {
     }
     // A new epoch above every one handed out: the current worker's next save (at its old epoch) is a zombie.
     // Two above: a worker that resumed without writing holds the highest written epoch + 1 (issue 28.5).
-    if (c.action === "rewind" || c.action === "release") input.epoch = entry.maxEpoch + 2;
+    if (spec?.effect === "fence") input.epoch = entry.maxEpoch + 2;
     if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
     const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);

@@ -1,3 +1,4 @@
+import { CONTROLS } from "../../protocol/index.ts";
 import type { ControlAction } from "../../protocol/index.ts";
 
 export interface SlashCommand {
@@ -12,7 +13,11 @@ export interface SlashCommand {
 
 export type SlashParse = SlashCommand | { error: string; line: string };
 
-const ACTIONS: Record<string, ControlAction> = { pause: "pause", resume: "unpause", unpause: "unpause", rewind: "rewind", release: "release", hide: "hide" };
+/** "pause, resume, rewind, release or hide": each action's first verb, as replies and the dashboard say it. */
+export function verbList(): string {
+  const first = CONTROLS.actions.map((a) => a.verbs[0] as string);
+  return first.length > 1 ? `${first.slice(0, -1).join(", ")} or ${first.at(-1)}` : (first[0] ?? "");
+}
 
 /** Split on spaces, keeping "double quoted words" together. */
 function words(s: string): string[] {
@@ -21,9 +26,9 @@ function words(s: string): string[] {
 
 /**
  * `/checkpost <verb> <agent> <session> [checkpoint]` lines of a comment (one
- * command per line, at the start of the line, outside code fences). Verbs:
- * pause, resume (= unpause), rewind (needs a checkpoint: comment id or Id),
- * release, hide. Pure.
+ * command per line, at the start of the line, outside code fences). Verbs are
+ * the control registry's (protocol/controls: pause, resume (= unpause), rewind,
+ * release, hide); an action with a target needs a checkpoint (comment id or Id). Pure.
  *
  * @example parseSlashCommands('/checkpost pause implementation-worker "sess 42"')
  */
@@ -37,20 +42,21 @@ export function parseSlashCommands(body: string): SlashParse[] {
     if (out.length >= 10) break; // a comment is not a batch job
     const w = words(line.slice("/checkpost".length));
     const [verb, agent, session, target, ...rest] = w;
-    const action = verb ? ACTIONS[verb.toLowerCase()] : undefined;
-    if (!action) {
-      out.push({ error: `unknown command "${verb ?? ""}": use pause, resume, rewind, release or hide`, line });
+    const spec = verb ? CONTROLS.byVerb(verb) : undefined;
+    if (!spec) {
+      out.push({ error: `unknown command "${verb ?? ""}": use ${verbList()}`, line });
       continue;
     }
+    const action = spec.action;
     if (!agent || !session) {
-      out.push({ error: `usage: /checkpost ${verb} <agent> <session>${action === "rewind" ? " <checkpoint>" : ""}`, line });
+      out.push({ error: `usage: /checkpost ${verb} <agent> <session>${spec.target ? " <checkpoint>" : ""}`, line });
       continue;
     }
-    if (action === "rewind" && !target) {
-      out.push({ error: "usage: /checkpost rewind <agent> <session> <checkpoint> (a comment id or a checkpoint Id from the dashboard)", line });
+    if (spec.target && !target) {
+      out.push({ error: `usage: /checkpost ${verb?.toLowerCase()} <agent> <session> <checkpoint> (a comment id or a checkpoint Id from the dashboard)`, line });
       continue;
     }
-    if ((action !== "rewind" && target !== undefined) || rest.length) {
+    if ((!spec.target && target !== undefined) || rest.length) {
       out.push({ error: `too many words: quote names with spaces ("like this")`, line });
       continue;
     }

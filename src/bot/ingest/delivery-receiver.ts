@@ -9,7 +9,7 @@ import { handleDelivery } from "./handle-delivery.ts";
 import type { DeliveryDeps } from "./handle-delivery.ts";
 import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
-import type { RepoRef } from "../../ports/issue-host.ts";
+import type { ReadDelivery, RepoRef } from "../../ports/issue-host.ts";
 import type { WatchedIssue } from "../tracker-ports.ts";
 
 export interface DeliveryReceiver {
@@ -37,7 +37,7 @@ export interface WatchedIssues {
 
 export async function createDeliveryReceiver(
   config: BotConfig,
-  d: { registry: WatchedIssues; clientApiUrl: string; selfLogin: string; logger: Logger; metrics: BotMetrics },
+  d: { registry: WatchedIssues; clientApiUrl: string; readDelivery: ReadDelivery; selfLogin: string; logger: Logger; metrics: BotMetrics },
 ): Promise<DeliveryReceiver> {
   const { logger: log, metrics, registry } = d;
   const inflight = new Set<Promise<unknown>>();
@@ -48,7 +48,8 @@ export async function createDeliveryReceiver(
     watched: (r) => registry.watches(r),
     track: (r, n) => registry.track(r, n),
     tracker: (r, n) => registry.get(r, n),
-    isSessionIssue: (i) => isSessionIssue({ title: i.title, labels: i.labels ?? null, isPullRequest: Boolean(i.pull_request) }, config), // the webhook payload's snake_case stops here
+    isSessionIssue: (i) => isSessionIssue(i, config),
+    readDelivery: d.readDelivery,
   };
   const run = (name: string, payload: unknown, deliveryId: string | null) => {
     const p = handleDelivery(name, payload, deliveryDeps, deliveryId);

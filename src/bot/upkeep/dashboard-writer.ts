@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
+import { type MsClock, systemMs } from "../../clock.ts";
 import type { IssueHost, RepoRef } from "../../ports/issue-host.ts";
 import { RESUME_INDEX_OPEN, bodyStampMatches, dashboardChanged, extractResumeIndexRef, findDashboardSections, resumeIndexCommentContent, spliceDashboard, stampBody } from "../../dashboard/index.ts";
 import type { ResumeIndexRef } from "../../dashboard/index.ts";
-import { ForgejoApiError } from "../../errors.ts";
+import { HostError } from "../../errors.ts";
 import { commentOnIssue } from "../../session-client/comment-on-issue.ts";
 import type { BotMetrics } from "../bot-metrics.ts";
 
@@ -45,6 +46,8 @@ export interface DashboardWriterOptions {
    * logged with it), else rejects and nothing is written.
    */
   fencedWrite?: <T>(kind: string, write: () => Promise<T>) => Promise<T>;
+  /** The clock for the write window and the hold (default: the system's). */
+  now?: MsClock;
 }
 
 /**
@@ -129,10 +132,14 @@ export class DashboardWriter {
 
   /** Whether timed writes are held now (a person edited recently). */
   held(): boolean {
-    return Date.now() < this.heldUntil;
+    return this.now() < this.heldUntil;
   }
 
-  constructor(private readonly o: DashboardWriterOptions) {}
+  private readonly now: MsClock;
+
+  constructor(private readonly o: DashboardWriterOptions) {
+    this.now = o.now ?? systemMs;
+  }
 
   /** Something changed: write within the window. */
   markDirty(): void {
@@ -150,7 +157,7 @@ export class DashboardWriter {
   noteHumanEdit(body: string): void {
     if (body === this.lastWritten) return;
     this.humanBody = body;
-    this.heldUntil = Date.now() + (this.o.holdMs ?? DEFAULT_DASHBOARD_HOLD_MS);
+    this.heldUntil = this.now() + (this.o.holdMs ?? DEFAULT_DASHBOARD_HOLD_MS);
     if (this.timer) clearTimeout(this.timer); // re-timed past the hold
     this.timer = null;
     this.markDirty();
@@ -184,8 +191,8 @@ export class DashboardWriter {
   private schedule(): void {
     if (this.timer || this.running || this.stopped) return;
     // During a hold the body waits, but the index comment is kept current within the window (writeIndexThroughHold).
-    const holdWait = this.held() && this.indexCount === this.dirtyCount ? this.heldUntil - Date.now() : 0;
-    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - Date.now(), holdWait);
+    const holdWait = this.held() && this.indexCount === this.dirtyCount ? this.heldUntil - this.now() : 0;
+    const wait = Math.max(0, this.lastWriteAt + this.o.minIntervalMs - this.now(), holdWait);
     this.timer = setTimeout(() => {
       this.timer = null;
       // A flush may have written everything since: reading the body again would be for nothing.
@@ -203,7 +210,7 @@ export class DashboardWriter {
       })
       .finally(() => {
         this.running = null;
-        this.lastWriteAt = Date.now();
+        this.lastWriteAt = this.now();
         if (this.dirty) this.schedule();
       });
     return this.running;
@@ -306,7 +313,7 @@ export class DashboardWriter {
             if (resumeIndexCommentContent(c.body) === ix.content) this.indexComment = { id, content: ix.content, ref: pointer };
           }
         } catch (e) {
-          if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+          if (!(e instanceof HostError && e.reason === "not-found")) throw e;
         }
       }
     }
@@ -321,7 +328,7 @@ export class DashboardWriter {
       try {
         written = await fenced(() => o.api.editComment(o.repo, known, text));
       } catch (e) {
-        if (!(e instanceof ForgejoApiError && e.status === 404)) throw e;
+        if (!(e instanceof HostError && e.reason === "not-found")) throw e;
         written = await fenced(create); // deleted by someone: a new one
       }
     }

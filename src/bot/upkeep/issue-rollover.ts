@@ -7,7 +7,7 @@ import type { CommentLog, Fence, IssueBookkeeping, LeaseStore } from "../../bot-
 import { issueKey } from "../../bot-state/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../../session-client/index.ts";
 import { carriedBody, carriedFrom, carriedRoot } from "../../chain/carried-body.ts";
-import { formatControl, parseComment, signControl } from "../../protocol/index.ts";
+import { CONTROLS, formatControl, parseComment, signControl } from "../../protocol/index.ts";
 import type { ControlInput } from "../../protocol/index.ts";
 import { continuedInComment, continuesLine } from "../../chain/chain-links.ts";
 import { adoptableSuccessor, hijackReason } from "../../chain/chain-rules.ts";
@@ -78,8 +78,7 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
     return successor;
   }
   await carryNewest(d, fence, snap, successor);
-  const label = old.labels.find((l) => l.name === d.label);
-  if (label) await d.api.addIssueLabels(d.repo, successor, [label.id]);
+  if (old.labels.some((l) => l.name === d.label)) await d.api.addIssueLabels(d.repo, successor, [d.label]);
   await d.store.updateIssueMeta(fence, issueKey(d.repo, successor), { predecessor: d.issue });
   await d.track(successor);
   await d.api.createComment(d.repo, d.issue, continuedInComment(successor, snap.comments));
@@ -259,7 +258,7 @@ async function newestUnpauses(store: CommentLog, key: string, selfLogin: string 
     const p = parseComment(c.body);
     if (p.kind !== "control") continue;
     const k = entryKey(p.control.agent, p.control.session);
-    if (c.id > (newest.get(k)?.id ?? 0)) newest.set(k, { id: c.id, unpause: p.control.action === "unpause" });
+    if (c.id > (newest.get(k)?.id ?? 0)) newest.set(k, { id: c.id, unpause: CONTROLS.byName(p.control.action)?.effect === "unpause" });
   }
   for (const [k, n] of newest) if (n.unpause && unpaused.has(k)) out.set(k, n.id);
   return out;
@@ -338,7 +337,7 @@ async function newestControls(store: CommentLog, key: string, selfLogin: string 
  */
 function carriedControl(original: string, carried: readonly { from: number; to: number }[], signingKey: string | undefined): string | null {
   const p = parseComment(original);
-  if (p.kind !== "control" || p.control.action !== "rewind") return original;
+  if (p.kind !== "control" || !CONTROLS.byName(p.control.action)?.target) return original;
   const { version: _v, signature: _s, timestamp, ...c } = p.control;
   const target = carried.find((x) => x.from === c.target)?.to;
   if (target === undefined) return null;

@@ -41,8 +41,8 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
   const shown = redactUrl(url);
   add({ check: "config", status: "ok", message: `Forgejo ${shown}, repository ${repo.owner}/${repo.repo}` });
 
-  const api = await root.forgejo({ url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
-  const anonymous = await root.forgejo({ url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const api = await root.host({ host: env.CHECKPOST_HOST, url, token: env.FORGEJO_TOKEN, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
+  const anonymous = await root.host({ host: env.CHECKPOST_HOST, url, timeoutMs: env.CHECKPOST_REQUEST_TIMEOUT_MS });
 
   // 1. Reachable, and a Forgejo: Forgejo reports "<forgejo>+gitea-<compat>" (Makefile), Gitea a bare version.
   try {
@@ -78,11 +78,10 @@ export async function runDoctor(io: CliIo, o: DoctorOptions, root: CliRoot): Pro
     return checks;
   }
 
-  // 3. Can it write issues? Forgejo reports the user's permissions on the repository; token scopes are not readable.
+  // 3. Can it write issues? The host reports the user's access to the repository; token scopes are not readable.
   try {
     const r = await api.getRepo(repo);
-    const p = r.permissions;
-    if (p && (p.push || p.admin)) add({ check: "repository", status: "ok", message: `${login} has ${p.admin ? "admin" : "write"} access to ${r.fullName}${r.private ? " (private)" : ""}` });
+    if (r.access === "write" || r.access === "admin") add({ check: "repository", status: "ok", message: `${login} has ${r.access} access to ${r.fullName}${r.private ? " (private)" : ""}` });
     else
       add({
         check: "repository",

@@ -1,4 +1,5 @@
-import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../protocol/index.ts";
+import { formatCheckpoint, formatControl, formatHealth, pythonUtcIsoformat } from "../../protocol/index.ts";
+import type { ControlAction } from "../../protocol/index.ts";
 import { type CliIo, clockOf } from "../io.ts";
 import { jsonObjectArg } from "../parse-json-arg.ts";
 
@@ -44,4 +45,34 @@ export interface FormatHealthOptions {
 export async function formatHealthCommand(io: CliIo, o: FormatHealthOptions): Promise<void> {
   const metrics = await jsonObjectArg("--metrics", o.metrics, o.metricsFile, io);
   io.out(formatHealth({ agent: o.agent, session: o.session, metrics, timestamp: o.time ?? pythonUtcIsoformat(clockOf(io)()), ...(o.status ? { status: o.status } : {}) }));
+}
+
+export interface FormatControlOptions {
+  agent: string;
+  session: string;
+  /** One of the control registry's actions (commander checks the choice). */
+  action: ControlAction;
+  target?: number;
+  targetId?: string;
+  epoch?: number;
+  by?: string;
+  reason?: string;
+  time?: string;
+}
+
+/** `checkpost format control`: print a `[CONTROL]` body, as the bot records a command. */
+export async function formatControlCommand(io: CliIo, o: FormatControlOptions): Promise<void> {
+  io.out(
+    formatControl({
+      agent: o.agent,
+      session: o.session,
+      action: o.action,
+      timestamp: o.time ?? pythonUtcIsoformat(clockOf(io)()),
+      ...(o.target !== undefined ? { target: o.target } : {}),
+      ...(o.targetId !== undefined ? { targetId: o.targetId } : {}),
+      ...(o.epoch !== undefined ? { epoch: o.epoch } : {}),
+      ...(o.by !== undefined ? { by: o.by } : {}),
+      ...(o.reason !== undefined ? { reason: o.reason } : {}),
+    }),
+  );
 }

@@ -1,9 +1,11 @@
 import { InvalidComment } from "../comment-kind.ts";
 import type { CommentKind } from "../comment-kind.ts";
 import { formatControl } from "../format-comment.ts";
+import { CONTROLS } from "../controls/control-actions.ts";
 import { CONTROL_MARKER, CheckpointIdSchema, ControlActionSchema, ControlSchema, SignatureSchema } from "../schemas.ts";
 import type { Control, ControlAction, ControlInput } from "../schemas.ts";
 import { optionalInt, requireHeader } from "./header-values.ts";
+import { missingFields } from "../controls/missing-fields.ts";
 
 /** What `checkpost parse` prints for a control, after `"kind"`. */
 export type ControlOutput = { agent: string; session: string; action: ControlAction; timestamp: string | null } & Omit<Control, "agent" | "session" | "action" | "timestamp" | "version">;
@@ -42,7 +44,7 @@ export const controlKind: CommentKind<"control", Control, ControlInput, ControlO
     if (!/^1(\.\d+)*$/.test(version)) throw new InvalidComment(`unsupported protocol version "${version}" (this reader understands 1.x)`);
     const actionText = requireHeader(headers, "action", "Action");
     const action = ControlActionSchema.safeParse(actionText.toLowerCase());
-    if (!action.success) throw new InvalidComment(`unknown "Action:" "${actionText.slice(0, 40)}" (one of ${ControlActionSchema.options.join(", ")})`);
+    if (!action.success) throw new InvalidComment(`unknown "Action:" "${actionText.slice(0, 40)}" (one of ${CONTROLS.names.join(", ")})`);
     const c: Control = { version, agent, session: requireHeader(headers, "session", "Session"), action: action.data, timestamp: headers.get("time") || null };
     const target = optionalInt(headers, "target", "Target", 1);
     const epoch = optionalInt(headers, "epoch", "Epoch", 0);
@@ -62,8 +64,8 @@ export const controlKind: CommentKind<"control", Control, ControlInput, ControlO
       if (!SignatureSchema.safeParse(sig).success) throw new InvalidComment(`"Signature:" is malformed`);
       c.signature = sig;
     }
-    if (c.action === "rewind" && (c.target === undefined || c.epoch === undefined)) throw new InvalidComment(`rewind needs "Target:" and "Epoch:" lines`);
-    if (c.action === "release" && c.epoch === undefined) throw new InvalidComment(`release needs an "Epoch:" line`);
+    const missing = missingFields(c);
+    if (missing) throw new InvalidComment(`${c.action} needs ${missing === "target" ? `"Target:" and "Epoch:" lines` : `an "Epoch:" line`}`);
     return c;
   },
 };

@@ -2,6 +2,7 @@
 // It is not a product adapter: it proves the port takes a host that pages comment lists, filters them
 // only from below, names labels instead of ids, limits rates GitHub's way and has no attachment API.
 // Every answer is checked with zod, as the Forgejo adapter's are; its statuses map to HostError's reasons.
+import { readForgejoDelivery } from "../../../src/forgejo-client/index.ts";
 import * as z from "zod";
 import { HostError, type HostErrorReason } from "../../../src/errors.ts";
 import type {
@@ -13,7 +14,9 @@ import type {
   HostIssue,
   HostLabel,
   HostRepo,
-  HostTeam,
+  IssueWriteAccess,
+  ReadDelivery,
+  RepoAccess,
   HostUser,
   IssueHost,
   IssueQuery,
@@ -26,7 +29,7 @@ export const GITHUB_CAPABILITIES: HostCapabilities = Object.freeze({
   attachments: false,
   repositoryScopedTokens: true,
   pagedCommentLists: true,
-  commentsBefore: false,
+  commentsUntil: false,
   compareAndSetBody: false,
 });
 
@@ -91,7 +94,7 @@ export function nextLink(link: string | null): string | null {
 }
 
 const toUser = (u: z.infer<typeof User>): HostUser => ({ id: u.id, login: u.login, ...(u.site_admin ? { isAdmin: true } : {}) });
-const toLabel = (l: z.infer<typeof Label>): HostLabel => ({ id: l.id, name: l.name, color: `#${l.color}` });
+const toLabel = (l: z.infer<typeof Label>): HostLabel => ({ name: l.name, color: `#${l.color}` });
 const toIssue = (i: z.infer<typeof Issue>): HostIssue => ({
   id: i.id,
   number: i.number,
@@ -215,15 +218,6 @@ export class GitHubHost implements IssueHost {
   private repoPath(r: RepoRef): string {
     return `/repos/${encodeURIComponent(r.owner)}/${encodeURIComponent(r.repo)}`;
   }
-  /** GitHub takes label names where the port gives ids. */
-  private async labelNames(r: RepoRef, ids: number[]): Promise<string[]> {
-    const labels = await this.listLabels(r);
-    return ids.map((id) => {
-      const l = labels.find((x) => x.id === id);
-      if (!l) throw new GitHubHostError(`no label ${id} in ${r.owner}/${r.repo}`, "not-found", 404, undefined);
-      return l.name;
-    });
-  }
 
   async version(): Promise<string> {
     const meta = await this.call("GET", "/meta", z.object({ installed_version: z.string().optional() }).passthrough());
@@ -250,8 +244,8 @@ export class GitHubHost implements IssueHost {
   async getIssue(r: RepoRef, index: number): Promise<HostIssue> {
     return toIssue(await this.call("GET", `${this.repoPath(r)}/issues/${index}`, Issue));
   }
-  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: number[] }): Promise<HostIssue> {
-    const labels = input.labels?.length ? await this.labelNames(r, input.labels) : undefined;
+  async createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue> {
+    const labels = input.labels?.length ? input.labels : undefined;
     return toIssue(await this.call("POST", `${this.repoPath(r)}/issues`, Issue, { title: input.title, ...(input.body !== undefined ? { body: input.body } : {}), ...(labels ? { labels } : {}) }));
   }
   async editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue> {
@@ -265,7 +259,7 @@ export class GitHubHost implements IssueHost {
   async listComments(r: RepoRef, index: number, w: CommentWindow = {}): Promise<HostComment[]> {
     const since = w.sinceMs === undefined ? "" : `?since=${new Date(seconds(w.sinceMs) * 1000).toISOString().replace(".000Z", "Z")}`;
     const list = (await this.all(`${this.repoPath(r)}/issues/${index}/comments${since}`, Comment)).map(toComment);
-    const before = w.beforeMs;
+    const before = w.untilMs;
     return before === undefined ? list : list.filter((c) => seconds(Date.parse(c.updatedAt)) <= seconds(before));
   }
   async getComment(r: RepoRef, id: number): Promise<HostComment> {
@@ -301,9 +295,8 @@ export class GitHubHost implements IssueHost {
       await this.call("POST", `${this.repoPath(r)}/labels`, Label, { name: input.name, color: input.color.replace(/^#/, ""), ...(input.description ? { description: input.description } : {}) }),
     );
   }
-  async addIssueLabels(r: RepoRef, index: number, labels: number[]): Promise<HostLabel[]> {
-    const names = await this.labelNames(r, labels);
-    return (await this.call("POST", `${this.repoPath(r)}/issues/${index}/labels`, z.array(Label), { labels: names })).map(toLabel);
+  async addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]> {
+    return (await this.call("POST", `${this.repoPath(r)}/issues/${index}/labels`, z.array(Label), { labels })).map(toLabel);
   }
 
   async listHooks(r: RepoRef): Promise<HostHook[]> {
@@ -319,27 +312,27 @@ export class GitHubHost implements IssueHost {
 
   async getRepo(r: RepoRef): Promise<HostRepo> {
     const repo = await this.call("GET", this.repoPath(r), Repo);
-    return { id: repo.id, fullName: repo.full_name, private: repo.private, ...(repo.permissions ? { permissions: repo.permissions } : {}) };
+    const p = repo.permissions;
+    return { id: repo.id, fullName: repo.full_name, private: repo.private, ...(p ? { access: p.admin ? "admin" : p.push ? "write" : p.pull ? "read" : "none" } : {}) };
   }
   async listCollaborators(r: RepoRef): Promise<HostUser[]> {
     return (await this.all(`${this.repoPath(r)}/collaborators`, User)).map(toUser);
   }
-  async collaboratorPermission(r: RepoRef, user: string): Promise<string> {
-    return (await this.call("GET", `${this.repoPath(r)}/collaborators/${encodeURIComponent(user)}/permission`, Permission)).permission;
+  /** GitHub's collaborator permission is already the effective one (teams included): admin, write, read or none. */
+  async repoAccess(r: RepoRef, user: string): Promise<RepoAccess> {
+    const p = (await this.call("GET", `${this.repoPath(r)}/collaborators/${encodeURIComponent(user)}/permission`, Permission)).permission;
+    return p === "admin" || p === "write" || p === "read" ? p : "none";
   }
-  async listRepoTeams(r: RepoRef): Promise<HostTeam[]> {
-    const Team = z.object({ id: z.number(), name: z.string(), permission: z.string() });
-    // GitHub's team permissions are pull, triage, push, maintain, admin: read or write in the port's modes.
-    const mode = (p: string) => (p === "admin" ? "admin" : p === "push" || p === "maintain" ? "write" : "read");
-    return (await this.all(`${this.repoPath(r)}/teams`, Team)).map((t) => ({ id: t.id, name: t.name, permission: mode(t.permission), issuesMode: mode(t.permission) }));
-  }
-  async isTeamMember(teamId: number, user: string): Promise<boolean> {
-    try {
-      await this.call("GET", `/teams/${teamId}/memberships/${encodeURIComponent(user)}`, z.object({ state: z.string() }));
-      return true;
-    } catch (e) {
-      if (e instanceof HostError && e.reason === "not-found") return false;
-      throw e;
-    }
+  /** On GitHub, writing others' issues needs write (triage may label and close, not edit): no team walk. */
+  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    const access = await this.repoAccess(r, user);
+    return { canWrite: access === "write" || access === "admin", hiddenGroups: [] };
   }
 }
+
+/**
+ * GitHub's issue_comment and issues payloads as the port's HostDelivery. For the fields the bot reads they
+ * are the shapes Forgejo copied (a pull request's issue carries \`pull_request\`, an edit \`changes.body.from\`),
+ * so the Forgejo adapter's reader serves; a real GitHub adapter would own its reader.
+ */
+export const readGitHubDelivery: ReadDelivery = readForgejoDelivery;

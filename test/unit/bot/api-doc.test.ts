@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { accessOfPath } from "../../../src/bot/api/api-access.ts";
+import { CONTROLS } from "../../../src/protocol/index.ts";
 import { apiRoutes } from "../../../src/bot/api/api-routes.ts";
 
 type Operation = { security?: Record<string, string[]>[]; responses: Record<string, unknown> };
@@ -30,5 +31,13 @@ describe("docs/bot-api.openapi.yaml", () => {
       if (access === "token-or-loopback") expect(security, path).toEqual([{ bearer: [] }, {}]);
       if (access !== "open") expect(Object.keys(item.get.responses), path).toContain("401");
     }
+  });
+
+  it("lists as directive kinds exactly the control registry's directives (protocol/controls)", () => {
+    const text = readFileSync(new URL("../../../docs/bot-api.openapi.yaml", import.meta.url), "utf8");
+    // Each `directive:` property's first `kind` enum (other kinds, such as anomalies', are not directives).
+    const enums = [...text.matchAll(/ directive:\n[\s\S]*?kind: \{ type: string, enum: \[([^\]]*)\] \}/g)].map((m) => (m[1] ?? "").split(/,\s*/));
+    expect(enums.length, "the directive's kind enum").toBeGreaterThan(0);
+    for (const e of enums) expect(e, "docs/bot-api.openapi.yaml's directive kinds: update them from src/protocol/controls").toEqual([...CONTROLS.directives]);
   });
 });

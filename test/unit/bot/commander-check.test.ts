@@ -10,27 +10,23 @@ function setup() {
   host.permissions.set("wendy", "write");
   host.permissions.set("ivy", "read");
   host.permissions.set("rex", "read");
-  host.teams.push({ id: 1, name: "triage", permission: "read", issuesMode: "write", members: ["ivy"] });
-  host.teams.push({ id: 2, name: "readers", permission: "read", issuesMode: "read", members: ["rex"] });
+  host.teams.push({ id: 1, name: "triage", issuesMode: "write", members: ["ivy"] });
+  host.teams.push({ id: 2, name: "readers", issuesMode: "read", members: ["rex"] });
   const warnings: string[] = [];
   let now = 0;
   const check = new CommanderCheck({ api: host, repo, logger: { warn: (_o: unknown, m?: string) => void warnings.push(m ?? "") }, now: () => new Date(now), cacheMs: 60_000 });
   return { host, check, warnings, tick: (ms: number) => (now += ms) };
 }
 
-describe("CommanderCheck: who Forgejo lets write issues", () => {
-  it("a writer needs no team read; a 'read' member of a team that may write issues may; a read-only team's member may not", async () => {
+describe("CommanderCheck: who the host lets write issues", () => {
+  it("a writer may; a 'read' member of a team that may write issues may; a read-only team's member may not; an unknown user may not", async () => {
     const { host, check } = setup();
     expect(await check.mayCommand("wendy")).toBe(true);
-    expect(host.calls).not.toContain("listRepoTeams");
     expect(await check.mayCommand("ivy")).toBe(true);
-    const before = host.calls.length;
     expect(await check.mayCommand("rex")).toBe(false);
-    // Only triage may write issues, so only its membership was asked about (not readers').
-    expect(host.calls.slice(before)).toEqual(["collaboratorPermission", "listRepoTeams", "isTeamMember"]);
-    const none = host.calls.length;
-    expect(await check.mayCommand("nobody")).toBe(false); // "none": no team holds the repository for them
-    expect(host.calls.slice(none)).toEqual(["collaboratorPermission"]);
+    // One question to the host each: how the host grants issue writes (teams) is the adapter's business.
+    expect(host.calls).toEqual(["issueWriteAccess", "issueWriteAccess", "issueWriteAccess"]);
+    expect(await check.mayCommand("nobody")).toBe(false); // not found: no such user
   });
 
   it("keeps a yes for the cache time, never a no", async () => {
@@ -48,11 +44,18 @@ describe("CommanderCheck: who Forgejo lets write issues", () => {
 
   it("a team whose members the bot may not read (403): refused, and the log says why once", async () => {
     const { host, check, warnings } = setup();
-    host.isTeamMember = async () => {
-      throw new HostError("Must be a team member", "forbidden");
-    };
+    for (const t of host.teams) t.hidden = true;
     expect(await check.mayCommand("ivy")).toBe(false);
     expect(await check.mayCommand("rex")).toBe(false);
     expect(warnings.filter((m) => m.includes("may not read the members"))).toHaveLength(1);
+  });
+
+  it("a token that may not read permissions (forbidden): refused, and the log says so", async () => {
+    const { host, check, warnings } = setup();
+    host.issueWriteAccess = async () => {
+      throw new HostError("needs repo admin", "forbidden");
+    };
+    expect(await check.mayCommand("wendy")).toBe(false);
+    expect(warnings.some((m) => m.includes("may not read collaborator permissions"))).toBe(true);
   });
 });

@@ -19,7 +19,7 @@ describe("TrackerUpkeep.maintain", () => {
   it("two calls at once roll an issue past its threshold over once", async () => {
     const store = createSqliteProjectionStore(":memory:");
     const api = new FakeIssueHost({ login: "bot", firstId: 101 });
-    api.addIssue({ number: 1, title: "session", labels: [{ id: 1, name: "session", color: "" }] });
+    api.addIssue({ number: 1, title: "session", labels: [{ name: "session", color: "" }] });
     const policy = { trustedAuthors: new Set(["worker", "bot"]) };
     const projection = createProjection(policy);
     for (let i = 1; i <= 3; i++) {

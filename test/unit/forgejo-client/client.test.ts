@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { ForgejoApi, ForgejoClient } from "../../../src/forgejo-client/index.ts";
-import { ForgejoApiError, ForgejoResponseError } from "../../../src/errors.ts";
+import { ForgejoApiError, ForgejoResponseError } from "../../../src/forgejo-client/index.ts";
 
 const URL = "http://forgejo.test";
 const repo = { owner: "acme", repo: "widgets" };
@@ -216,7 +216,7 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       state: "closed",
       htmlUrl: `${URL}/acme/widgets/issues/3`,
       author: "bot",
-      labels: [{ id: 4, name: "checkpost-session", color: "00aabb" }],
+      labels: [{ name: "checkpost-session", color: "00aabb" }],
       commentCount: 12,
       createdAt: "2026-11-29T10:00:00Z",
       updatedAt: "2026-11-29T11:00:00Z",
@@ -233,7 +233,7 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       updatedAt: "2026-11-29T10:00:00Z",
     });
     expect(await host.listIssueAttachments(repo, 3)).toEqual([{ id: 9, name: "a.gz", size: 3, createdAt: "2026-11-29T10:00:00Z", downloadUrl: `${URL}/attachments/u-1` }]);
-    expect(await host.getRepo(repo)).toEqual({ id: 1, fullName: "acme/widgets", private: true, permissions: { admin: false, push: true, pull: true } });
+    expect(await host.getRepo(repo)).toEqual({ id: 1, fullName: "acme/widgets", private: true, access: "write" });
     expect(await host.currentUser()).toEqual({ id: 1, login: "bot", isAdmin: true });
   });
 
@@ -258,6 +258,52 @@ describe("ForgejoApi as the IssueHost adapter", () => {
       .reply(200, []);
     const { api: host } = api();
     expect(await host.getIssue(repo, 4)).toMatchObject({ isPullRequest: true, labels: [] });
-    expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), beforeMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
+    expect(await host.listComments(repo, 4, { sinceMs: Date.parse("2026-11-29T10:00:00.999Z"), untilMs: Date.parse("2026-11-29T10:00:05.001Z") })).toEqual([]);
+  });
+  it("takes labels by name: an issue is created with the ids Forgejo wants, looked up once; labels are added by name", async () => {
+    const issue = (labels: unknown[]) => ({ id: 72, number: 5, title: "s", body: "", state: "open", html_url: "", user: { id: 1, login: "bot" }, labels, created_at: "x", updated_at: "x" });
+    const label = { id: 4, name: "checkpost-session", color: "00aabb" };
+    nock(URL)
+      .get("/api/v1/repos/acme/widgets/labels")
+      .query(true)
+      .reply(200, [{ id: 3, name: "other", color: "000000" }, label], { "x-total-count": "2" })
+      .post("/api/v1/repos/acme/widgets/issues", { title: "s", labels: [4] })
+      .reply(201, issue([label]))
+      .post("/api/v1/repos/acme/widgets/issues", { title: "t", labels: [4] })
+      .reply(201, issue([label]))
+      .post("/api/v1/repos/acme/widgets/issues/5/labels", { labels: ["checkpost-session"] })
+      .reply(200, [label]);
+    const { api: host } = api();
+    expect((await host.createIssue(repo, { title: "s", labels: ["checkpost-session"] })).labels).toEqual([{ name: "checkpost-session", color: "00aabb" }]);
+    // Known now: no second listing.
+    await host.createIssue(repo, { title: "t", labels: ["checkpost-session"] });
+    expect(await host.addIssueLabels(repo, 5, ["checkpost-session"])).toEqual([{ name: "checkpost-session", color: "00aabb" }]);
+    // A name the repository does not have: refused after one more listing, saying what to do.
+    nock(URL).get("/api/v1/repos/acme/widgets/labels").query(true).reply(200, [label], { "x-total-count": "1" });
+    await expect(host.createIssue(repo, { title: "u", labels: ["nope"] })).rejects.toMatchObject({ reason: "invalid", message: expect.stringContaining('no label "nope"') });
+  });
+  it("maps access to the port's words, and walks the teams only for a reader: those that may write issues, a hidden one named", async () => {
+    const perm = (u: string, permission: string) => nock(URL).get(`/api/v1/repos/acme/widgets/collaborators/${u}/permission`).reply(200, { permission });
+    const teams = [
+      { id: 1, name: "triage", permission: "read", units_map: { "repo.issues": "write", "repo.code": "read" } },
+      { id: 2, name: "readers", permission: "read", units_map: { "repo.issues": "read" } },
+      { id: 3, name: "admins", permission: "admin", units: ["repo.issues"] },
+    ];
+    perm("olga", "owner");
+    perm("wendy", "write");
+    const { api: host } = api();
+    expect(await host.repoAccess(repo, "olga")).toBe("admin");
+    expect(await host.issueWriteAccess(repo, "wendy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    // A reader: triage's and admins' memberships are asked (they may write issues), readers' never.
+    perm("ivy", "read");
+    nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/ivy").reply(404, {}).get("/api/v1/teams/3/members/ivy").reply(200, { id: 9, login: "ivy" });
+    expect(await host.issueWriteAccess(repo, "ivy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    // A team the token may not look into (403) is named, and the answer is no.
+    perm("rex", "read");
+    nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/rex").reply(403, {}).get("/api/v1/teams/3/members/rex").reply(404, {});
+    expect(await host.issueWriteAccess(repo, "rex")).toEqual({ canWrite: false, hiddenGroups: ["triage"] });
+    // "none": no team holds the repository for them, so none is asked.
+    perm("nora", "none");
+    expect(await host.issueWriteAccess(repo, "nora")).toEqual({ canWrite: false, hiddenGroups: [] });
   });
 });

@@ -1,8 +1,8 @@
 // Issue 31, item 1: the Forgejo adapter maps its statuses to HostError's neutral reasons, and says what
 // Forgejo can do as capabilities; code outside the adapter reads only these.
 import { describe, expect, it } from "vitest";
-import { ForgejoApiError, HostError, type HostErrorReason } from "../../../src/errors.ts";
-import { FORGEJO_CAPABILITIES, ForgejoApi, ForgejoClient, forgejoError, networkError } from "../../../src/forgejo-client/index.ts";
+import { HostError, type HostErrorReason } from "../../../src/errors.ts";
+import { FORGEJO_CAPABILITIES, ForgejoApi, ForgejoApiError, ForgejoClient, forgejoError, networkError } from "../../../src/forgejo-client/index.ts";
 
 const target = { method: "GET", url: "http://forge.test/api/v1/repos/o/r/issues/1", what: "issue #1 of o/r" };
 
@@ -43,7 +43,7 @@ describe("Forgejo's capabilities", () => {
       attachments: true,
       repositoryScopedTokens: false,
       pagedCommentLists: false,
-      commentsBefore: true,
+      commentsUntil: true,
       compareAndSetBody: false,
     });
     expect(Object.isFrozen(FORGEJO_CAPABILITIES)).toBe(true);

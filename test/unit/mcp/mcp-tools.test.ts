@@ -116,7 +116,7 @@ describe("checkpost mcp without the SDK", () => {
     const io: CliIo = { out: () => undefined, err: (t) => err.push(t), readStdin: async () => "", env: {}, cwd: process.cwd() };
     const notInstalled = Object.assign(new Error("Cannot find package '@modelcontextprotocol/sdk' imported from /x/dist/cli-bundle/serve-mcp.js"), { code: "ERR_MODULE_NOT_FOUND" });
     const never = () => Promise.reject(new Error("not used"));
-    const root: CliRoot = { context: never, settings: never, forgejo: never, openBotStore: never, forge: never, snapshotSettings: never, mcp: () => Promise.reject(notInstalled) };
+    const root: CliRoot = { context: never, settings: never, host: never, openBotStore: never, forge: never, snapshotSettings: never, mcp: () => Promise.reject(notInstalled) };
     expect(await runCliWith(["mcp"], io, root)).toBe(1);
     expect(err.join("")).toBe("checkpost: this command needs the package @modelcontextprotocol/sdk, which checkpost installs only on request; in your project run: npm i @modelcontextprotocol/sdk");
   });

@@ -32,9 +32,9 @@ export async function checkIdentity(api: IssueHost, repo: RepoRef, login: string
         fix: `add ${botLogin} to CHECKPOST_TRUSTED_AUTHORS`,
       });
     try {
-      const mode = await api.collaboratorPermission(repo, botLogin);
+      const mode = await api.repoAccess(repo, botLogin);
       botRole = `; the bot ${botLogin} has ${mode} access`;
-      if (mode !== "write" && mode !== "admin" && mode !== "owner")
+      if (mode !== "write" && mode !== "admin")
         problems.push({
           message: `the bot ${botLogin} has ${mode} access to ${repo.owner}/${repo.repo}: it cannot write the dashboard`,
           fix: `give ${botLogin} write access to ${repo.owner}/${repo.repo}`,

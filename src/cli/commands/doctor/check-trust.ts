@@ -1,15 +1,15 @@
 import type { ClientEnv } from "../../../config/env.ts";
-import type { IssueHost, RepoRef } from "../../../ports/issue-host.ts";
+import type { IssueHost, RepoAccess, RepoRef } from "../../../ports/issue-host.ts";
 import { type DoctorCheck, message, reasonOf } from "./doctor-check.ts";
 
 export async function checkTrust(api: IssueHost, repo: RepoRef, login: string, env: ClientEnv, add: (c: DoctorCheck) => void): Promise<void> {
   const trusted = [...new Set([login, ...env.CHECKPOST_TRUSTED_AUTHORS].map((s) => s.toLowerCase()))];
-  const modes = new Map<string, string>();
+  const modes = new Map<string, RepoAccess>();
   let forbidden = false;
   const missing: string[] = [];
   for (const who of trusted) {
     try {
-      modes.set(who, await api.collaboratorPermission(repo, who));
+      modes.set(who, await api.repoAccess(repo, who));
     } catch (e) {
       const reason = reasonOf(e);
       if (reason === "not-found") missing.push(who);
@@ -45,8 +45,8 @@ export async function checkTrust(api: IssueHost, repo: RepoRef, login: string, e
   const writers: string[] = [repo.owner.toLowerCase()];
   try {
     for (const who of collaborators) {
-      const mode = modes.get(who) ?? (await api.collaboratorPermission(repo, who));
-      if (mode === "write" || mode === "admin" || mode === "owner") writers.push(who);
+      const mode = modes.get(who) ?? (await api.repoAccess(repo, who));
+      if (mode === "write" || mode === "admin") writers.push(who);
     }
   } catch (e) {
     if (reasonOf(e) === "forbidden")
