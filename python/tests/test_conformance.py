@@ -1,6 +1,6 @@
 """The conformance corpus (fixtures/conformance/, written once by fixtures/conformance/generate.ts from the
 TypeScript implementation) run against the Python one. vitest runs the same files against TypeScript
-(test/unit/conformance/conformance.test.ts)."""
+(test/unit/protocol/conformance.test.ts)."""
 
 from __future__ import annotations
 

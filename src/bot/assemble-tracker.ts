@@ -21,7 +21,7 @@ import type { RolloverDeps } from "./upkeep/issue-rollover.ts";
 import { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 import { HOT_RECORDS, SessionTracker } from "./session-tracker.ts";
 import { OwnComments } from "./tracker-ports.ts";
-import type { ReadClaim } from "./tracker-ports.ts";
+import { ReadClaimCell } from "./ingest/read-claim.ts";
 
 /** Everything a tracker is made from: only the factory below sees all of it. */
 export interface TrackerOptions {
@@ -72,7 +72,7 @@ export function createSessionTracker(o: TrackerOptions): SessionTracker {
   const key = `${o.repo.owner}/${o.repo.repo}#${o.issue}`;
   const projection = createProjection(o.policy, { hotRecords: HOT_RECORDS });
   const ownComments = new OwnComments();
-  const claim: ReadClaim = { ms: 0 };
+  const claim = new ReadClaimCell(o.api);
   const names = { repo: o.repo, issue: o.issue, storeKey, key };
   // The writer and the parts that mark it are made in this order; the arrows that run back (the body
   // watch, the meta cell) are closures over parts made below, called only once everything exists.

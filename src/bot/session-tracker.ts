@@ -1,11 +1,9 @@
-import type { Logger } from "pino";
-import type { HostComment, IssueHost, RepoRef } from "../ports/issue-host.ts";
+import type { HostComment, RepoRef } from "../ports/issue-host.ts";
 import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Projection } from "../projection/index.ts";
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
-import type { BotState, StoredComment } from "../bot-state/index.ts";
+import type { StoredComment } from "../bot-state/index.ts";
 import { parseSealedState } from "../bot-state/index.ts";
-import type { BotMetrics } from "./bot-metrics.ts";
 import type { DashboardWriter } from "./upkeep/dashboard-writer.ts";
 import type { BodyEditor, ControlDesk } from "./controls/control-desk.ts";
 import type { BodyWatch } from "./controls/body-watch.ts";
@@ -16,8 +14,11 @@ import { forEachStored, readHistory } from "./ingest/stored-comments.ts";
 import type { IssueMetaCell } from "./upkeep/issue-meta.ts";
 import type { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 import type { IssueLease } from "./replicas/issue-lease.ts";
-import type { OwnComments, ReadClaim, WatchedIssue } from "./tracker-ports.ts";
-import { systemMs } from "../clock.ts";
+import type { WatchedIssue } from "./tracker-ports.ts";
+import type { TrackerParts, TrackerPorts } from "./tracker-parts.ts";
+
+export type { TrackerParts, TrackerPorts } from "./tracker-parts.ts";
+import type { ReadClaimCell } from "./ingest/read-claim.ts";
 
 /**
  * Records the bot keeps in memory per agent+session (see ProjectionOptions.hotRecords): enough that
@@ -31,49 +32,6 @@ export const HOT_RECORDS = 16;
  * older ones are history: claimed as seen, never run.
  */
 export const COMMAND_GRACE_MS = 10 * 60_000;
-/** How far before the newest comment seen a poll may start, to join on the "complete up to" time (see SessionTracker.poll). */
-export const CLAIM_CATCH_UP_MS = 10_000;
-/** Longest a first start waits for the host's next second to claim past its newest comment (see SessionTracker.claimPastNewest). */
-export const CLAIM_WAIT_MAX_MS = 2_500;
-
-/** What the tracker itself uses: the issue on its host and in the store, its lease, and the registry's track. */
-export interface TrackerPorts {
-  api: IssueHost;
-  repo: RepoRef;
-  issue: number;
-  /** owner/repo#issue, for logs and metrics. */
-  key: string;
-  /** The store's key of this issue. */
-  storeKey: string;
-  store: Pick<BotState, "comments" | "applyDelivery" | "watermark" | "projectionState">;
-  lease: IssueLease;
-  /** The bot's own login: its alert comments are read whole on a restart. */
-  selfLogin: string;
-  logger: Pick<Logger, "info" | "warn" | "debug">;
-  metrics: Pick<BotMetrics, "comments" | "anomalies">;
-  now: () => Date;
-  /** See readAllComments. */
-  readWindowSize?: number;
-  /** Start watching another issue of the chain (a follower's successor: the tracker registry). */
-  track: (issue: number) => Promise<unknown>;
-}
-
-/** The parts a tracker is assembled from (assemble-tracker.ts), each built with only the ports it uses. */
-export interface TrackerParts {
-  projection: Projection;
-  dashboard: DashboardWriter;
-  /** People's commands (slash comments, dashboard checkboxes) → [CONTROL] comments. */
-  controls: ControlDesk;
-  body: BodyWatch;
-  meta: IssueMetaCell;
-  upkeep: TrackerUpkeep;
-  alerts: LivenessAlerts;
-  entries: EntryPersistence;
-  /** The bot's own comments posted by a part, to fold at once. */
-  ownComments: OwnComments;
-  /** "Complete up to", moved by this tracker's reads, read by the dashboard section. */
-  claim: ReadClaim;
-}
 
 /**
  * One watched session issue: its live projection, its dashboard writer, its
@@ -98,7 +56,7 @@ export class SessionTracker implements WatchedIssue {
   /** Newest `updated_at` seen (ms), for the next incremental poll. */
   private pollFromMs = 0;
   /** See ReadClaim: shared with the dashboard section, which writes it into the resume index. */
-  private readonly claim: ReadClaim;
+  private readonly claim: ReadClaimCell;
 
   /** See ReadClaim (0: no claim). */
   get completeBeforeMs(): number {
@@ -239,43 +197,17 @@ export class SessionTracker implements WatchedIssue {
       } finally {
         this.commandBaselineBeforeMs = null;
       }
-      await this.claimPastNewest();
+      if (await this.claim.waitPastSecond(this.pollFromMs)) await this.poll();
       return "forgejo";
     }
     await readHistory(this.history);
     this.pollFromMs = Math.max(this.pollFromMs, watermark.updatedAtSecond * 1000);
     // The restart takes the store as complete before its watermark's second (it reads only since then), as the index's watermark does.
-    this.claim.ms = watermark.updatedAtSecond * 1000;
+    this.claim.restartAt(watermark.updatedAtSecond * 1000);
     await this.poll();
     this.upkeep.lateCarryDue = true;
     this.afterChange();
     return "store";
-  }
-
-  /**
-   * After the first read from the host: when the newest comment was stamped in the second the read was
-   * sent (saves right before the bot started), the claim cannot cover that second, and every cold
-   * reader of the first index would list it again. So wait for the host's next second (our estimate of
-   * its clock lags it by up to a second and the round trip: at most CLAIM_WAIT_MAX_MS) and poll once:
-   * the first index then says it is complete past it.
-   */
-  private async claimPastNewest(): Promise<void> {
-    const newest = Math.floor(this.pollFromMs / 1000) * 1000;
-    if (newest === 0 || this.claim.ms > newest) return;
-    const deadline = systemMs() + CLAIM_WAIT_MAX_MS;
-    const hostNow = () => systemMs() + this.o.api.serverClockOffsetMs;
-    // Checked again after each wait: an answer meanwhile may have set the estimate lower (Date is whole seconds).
-    for (let waitMs = newest + 1000 - hostNow(); waitMs > 0; waitMs = newest + 1000 - hostNow()) {
-      if (systemMs() + waitMs > deadline) return;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-    await this.poll();
-  }
-
-  /** A read sent at host time `sentAtMs` listed every comment updated since `fromMs` (0: all): extend the claim when it joins on. */
-  private noteCompleteRead(fromMs: number, sentAtMs: number): void {
-    if (Math.floor(fromMs / 1000) * 1000 > this.claim.ms) return; // a gap between the claim and this read
-    this.claim.ms = Math.max(this.claim.ms, Math.floor(sentAtMs / 1000) * 1000);
   }
 
   /** Full re-read: the only way to notice deletions without webhooks. */
@@ -306,7 +238,7 @@ export class SessionTracker implements WatchedIssue {
     );
     await folding;
     // Every comment is now folded (the last request listed up to when it was sent).
-    this.noteCompleteRead(0, sentAtMs);
+    this.claim.note(0, sentAtMs);
     const gone: CommentEvent[] = [];
     await forEachStored(
       this.o,
@@ -332,15 +264,11 @@ export class SessionTracker implements WatchedIssue {
    */
   async poll(): Promise<boolean> {
     if (this.pollFromMs === 0) return this.reconcile();
-    // From the claim when it is a little older (a comment stamped in the last read's own second, after it was
-    // sent, left a gap): a few seconds read again, so the claim keeps up; never far back (webhooks move pollFromMs).
-    const c = this.claim.ms;
-    const fromMs = c > 0 && c < this.pollFromMs && this.pollFromMs - c <= CLAIM_CATCH_UP_MS ? c : this.pollFromMs;
-    // The host's time when the read is sent, a lower bound (see forEachCommentBatch); only once its clock is known.
-    const sentAtMs = this.o.api.requestCount > 0 ? systemMs() + this.o.api.serverClockOffsetMs : Number.NaN;
+    const fromMs = this.claim.pollFrom(this.pollFromMs);
+    const sentAtMs = this.claim.sentAt();
     const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: fromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
-    if (!Number.isNaN(sentAtMs)) this.noteCompleteRead(fromMs, sentAtMs);
+    this.claim.note(fromMs, sentAtMs);
     await this.pollBody();
     return changed;
   }

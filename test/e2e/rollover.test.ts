@@ -11,8 +11,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BotWorld } from "../helpers/bot-world.ts";
-import { runSeedParser, seedFunction } from "../unit/helpers/seed-python.ts";
-import { describeWithPython3 } from "../unit/helpers/seed-python.ts";
+import { runSeedParser, seedFunction } from "../helpers/seed-python.ts";
+import { describeWithPython3 } from "../helpers/seed-python.ts";
 
 const KEY = "a-signing-key-of-some-length";
 let w: BotWorld | undefined;

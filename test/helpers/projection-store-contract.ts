@@ -1,5 +1,5 @@
 // The ProjectionStore contract: one suite, run against every implementation
-// (SQLite in test/unit/projection-store, PostgreSQL in its own test file).
+// (SQLite in test/unit/bot-state, PostgreSQL in its own test file).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEntry, CommentEvent } from "../../src/projection/index.ts";
 import type { ProjectionStore, ProjectionStoreOptions } from "../../src/bot-state/index.ts";

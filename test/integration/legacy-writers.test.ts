@@ -8,7 +8,7 @@ import type { CliIo } from "../../src/cli/io.ts";
 import { forgeWorld } from "../helpers/forge-fixture.ts";
 import type { ForgeWorld } from "../helpers/forge-fixture.ts";
 import { commentFixture } from "../../fixtures/index.ts";
-import { describeWithPython3, runPython, seedFunction } from "../unit/helpers/seed-python.ts";
+import { describeWithPython3, runPython, seedFunction } from "../helpers/seed-python.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { renderDashboard, spliceDashboard } from "../../src/dashboard/index.ts";

@@ -13,7 +13,7 @@ import { runCli } from "../../src/app/cli.ts";
 import { SessionStore } from "../../src/app/library.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { forgeWorld, type ForgeWorld } from "../helpers/forge-fixture.ts";
-import { describeWithPython3 } from "../unit/helpers/seed-python.ts";
+import { describeWithPython3 } from "../helpers/seed-python.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let world: ForgeWorld | undefined;

@@ -4,7 +4,7 @@ import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-p
 import { projectionStoreContract } from "../helpers/projection-store-contract.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 
-// The same contract suite SQLite passes (test/unit/projection-store), on a real PostgreSQL.
+// The same contract suite SQLite passes (test/unit/bot-state), on a real PostgreSQL.
 const server = testPostgres();
 
 describe.skipIf(!server.url)(`PostgreSQL${server.url ? "" : ` (skipped: ${server.skipReason})`}`, () => {

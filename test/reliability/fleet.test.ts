@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { runFleet } from "../../scripts/reliability/fleet/run-fleet.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
-import { describeWithPython3 } from "../unit/helpers/seed-python.ts";
+import { describeWithPython3 } from "../helpers/seed-python.ts";
 
 const server = testPostgres();
 

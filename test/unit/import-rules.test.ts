@@ -78,7 +78,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // The bot's parts by job (issue 31, item 5), beside its root (the tracker, its factory and the wiring).
   ["src/bot", "src/bot/alerts", "src/bot/api", "src/bot/controls", "src/bot/ingest", "src/bot/replicas", "src/bot/upkeep"],
   ["src/config"],
-  ["src/cli", "src/cli/commands"],
+  ["src/cli", "src/cli/commands", "src/cli/commands/doctor"],
   // The MCP server (same issue as snapshots) drives the CLI's commands.
   ["src/mcp"],
   ["src/embedded-forge", "src/embedded-forge/routes"],

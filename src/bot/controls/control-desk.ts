@@ -235,10 +235,8 @@ export class ControlDesk {
       if (input.target === undefined) {
         if (!target || target.commentId === entry.latest?.commentId) {
           // Logged as well as answered: an operator reading the log sees why a person's rewind did nothing.
-          this.o.logger.info(
-            { action: c.action, agent: c.agent, session: c.session, by, target: t, held: (entry.recent ?? []).map((r) => r.commentId) },
-            "rewind target is not an earlier trusted checkpoint the bot holds (its last five); nothing recorded",
-          );
+          const held = (entry.recent ?? []).map((r) => r.commentId);
+          this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by, target: t, held }, "rewind target is not an earlier trusted checkpoint the bot holds (its last five)");
           await this.reply(`checkpost: \`${escapeCode(t)}\` is not one of ${escapeMarkdown(c.agent, 60)}'s earlier trusted checkpoints listed on the dashboard; nothing done.`);
           return this.count(c.action, "invalid");
         }

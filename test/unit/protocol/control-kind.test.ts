@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { COMMENT_KINDS, formatCheckpoint, formatControl, kindForHead, parseComment, signControl, toParseOutput, verifyControlSignature } from "../../../src/protocol/index.ts";
 import type { ControlInput } from "../../../src/protocol/index.ts";
 import { ProtocolInputError } from "../../../src/errors.ts";
-import { describeWithPython3, runSeedParser } from "../helpers/seed-python.ts";
+import { describeWithPython3, runSeedParser } from "../../helpers/seed-python.ts";
 
 const base = { agent: "implementation-worker", session: "s1", timestamp: "2026-11-29T10:00:00Z", by: "alice" } as const;
 const all: ControlInput[] = [

@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { formatCheckpoint, parseComment, pythonJsonDumps } from "../../../src/protocol/index.ts";
 import type { JsonObject } from "../../../src/protocol/index.ts";
 import { commentFixture } from "../../../fixtures/index.ts";
-import { describeWithPython3, runPython, runSeedParser } from "../helpers/seed-python.ts";
+import { describeWithPython3, runPython, runSeedParser } from "../../helpers/seed-python.ts";
 
 // Data chosen to hit every place JS and Python serialisers differ.
 const awkward: JsonObject[] = [

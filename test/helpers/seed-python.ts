@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "vitest";
 
-const seedPath = fileURLToPath(new URL("../../../fixtures/seed/session_state.md.txt", import.meta.url));
+const seedPath = fileURLToPath(new URL("../../fixtures/seed/session_state.md.txt", import.meta.url));
 
 /**
  * These interop tests need `python3` on PATH (they run the seed's own Python code). Without it they

@@ -1,8 +1,8 @@
 // The mixed-fleet suite's reference model: the rules it encodes, from docs/dashboard.md and docs/reliability.md.
 import { describe, expect, it } from "vitest";
-import { FleetModel, RECENT_BELIEVED } from "../../../scripts/reliability/fleet/model.ts";
-import { RECENT_CHECKPOINTS } from "../../../src/projection/projection-snapshot.ts";
-import { scheduleSeed } from "../../../scripts/reliability/fleet/run-fleet.ts";
+import { FleetModel, RECENT_BELIEVED } from "../../scripts/reliability/fleet/model.ts";
+import { RECENT_CHECKPOINTS } from "../../src/projection/projection-snapshot.ts";
+import { scheduleSeed } from "../../scripts/reliability/fleet/run-fleet.ts";
 
 const A = "implementation-worker";
 const S = "s1";
