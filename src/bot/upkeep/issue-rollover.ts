@@ -10,6 +10,7 @@ import { carriedBody, carriedFrom, carriedRoot } from "../../chain/carried-body.
 import { CONTROLS, formatControl, parseComment, signControl } from "../../protocol/index.ts";
 import type { ControlInput } from "../../protocol/index.ts";
 import { continuedInComment, continuesLine } from "../../chain/chain-links.ts";
+import { NewerOnHead } from "./newer-on-head.ts";
 import { adoptableSuccessor, hijackReason } from "../../chain/chain-rules.ts";
 
 export interface RolloverDeps {
@@ -24,17 +25,11 @@ export interface RolloverDeps {
   logger: Pick<Logger, "info" | "warn">;
   /** Start watching the successor (the tracker registry). */
   track: (issue: number) => Promise<unknown>;
-  /**
-   * The bot's own login: a copy it already posted (its provenance line names the original) is
-   * recorded instead of posted again, which closes the window between a copy's POST and its record.
-   */
+  /** The bot's own login: a copy it already posted (its provenance line names the original) is recorded, not posted again. */
   selfLogin?: string;
   /** CHECKPOST_SIGNING_KEY: a carried rewind names a new target, so it is signed again. */
   signingKey?: string;
-  /**
-   * The trust policy: after the rollover, what is still carried from this issue goes into the open head
-   * only when newer than what the chain holds there, which is folded from the store with it.
-   */
+  /** The trust policy: after the rollover, what is carried from here goes into the head only when newer than what the chain holds there. */
   policy?: TrustPolicy;
   /**
    * The state of this issue's projection at its last carry into the head (kept by the caller): a closed
@@ -170,6 +165,7 @@ export async function carryNewest(
   const posted = new Map<number, number>();
   /** Checkpoint Ids a trusted author already put on the successor (a `checkpost save` posts a late save again on the head). */
   const idsThere = new Map<string, number>();
+  const newer = new NewerOnHead();
   const self = d.selfLogin?.toLowerCase();
   const trusted = d.policy?.trustedAuthors;
   const noteIds = (c: { id: number; author: string; body: string | null; deleted?: boolean }) => {
@@ -177,6 +173,7 @@ export async function carryNewest(
     const author = c.author.toLowerCase();
     if (author !== self && !trusted?.has(author)) return;
     const p = parseComment(c.body);
+    if (p.kind === "checkpoint" && author !== self) newer.note(p.checkpoint.agent, p.checkpoint.session, c.id);
     if (p.kind === "checkpoint" && p.checkpoint.id !== undefined && (idsThere.get(p.checkpoint.id) ?? Number.POSITIVE_INFINITY) > c.id) idsThere.set(p.checkpoint.id, c.id);
   };
   if (self !== undefined || trusted) {
@@ -214,6 +211,7 @@ export async function carryNewest(
     // so it is recorded as carried to that comment instead of posted again.
     const cpId = saveIds.get(from);
     const same = cpId === undefined ? undefined : idsThere.get(cpId);
+    if (same === undefined && newerThan !== undefined && cpId !== undefined && newer.skips(from, original, d.logger, { issue: d.issue, successor })) continue;
     if (same !== undefined && !posted.has(from)) {
       d.logger.info({ issue: d.issue, successor, commentId: from, sameIdAs: same }, "late carry: the save is on the successor already (same Id); not posted again");
       carried.push({ from, to: same });

@@ -253,6 +253,15 @@ describe("rollOverIfDue on a closed issue: late saves and controls into the open
     expect((await store.issueMeta(issueKey(repo, 1))).carried).toContainEqual({ from: 30, to: 32 });
   });
 
+  it("leaves a late save alone when the head holds a newer save of the agent+session the store has not seen yet", async () => {
+    // The fleet's seed 2031 schedule 128: n=15 reached #1 just after the rollover's carry; the writer's next
+    // save (n=16) found #1 closed and was posted on the head (33) before the store read it. A copy of n=15
+    // posted after it would be the head's newest comment, and every reader would resume from n=15.
+    const { api } = await chainOfThree([{ id: 30, author: "worker", body: cp(2, "cp-00000030") }], [], [{ id: 33, author: "worker", body: cp(3, "cp-00000033") }]);
+    const onHead = api.comments.get(3) ?? [];
+    expect(onHead.map((c) => c.id)).toEqual([33]);
+  });
+
   it("an untrusted comment with the same Id on the head does not stop the carry", async () => {
     const late = cp(2, "cp-00000030");
     const { api } = await chainOfThree([{ id: 30, author: "worker", body: late }], [], [{ id: 32, author: "mallory", body: late }]);
