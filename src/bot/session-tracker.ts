@@ -16,8 +16,6 @@ import type { TrackerUpkeep } from "./upkeep/tracker-upkeep.ts";
 import type { IssueLease } from "./replicas/issue-lease.ts";
 import type { WatchedIssue } from "./tracker-ports.ts";
 import type { TrackerParts, TrackerPorts } from "./tracker-parts.ts";
-
-export type { TrackerParts, TrackerPorts } from "./tracker-parts.ts";
 import type { ReadClaimCell } from "./ingest/read-claim.ts";
 
 /**
