@@ -5,7 +5,6 @@ import { systemMs } from "../clock.ts";
 import type { AgentEntry, CommentEvent } from "../projection/index.ts";
 import type { ResumeIndex } from "../dashboard/index.ts";
 import { foldStoredComment } from "./fold-stored-comment.ts";
-import { GroupCommit } from "./group-commit.ts";
 import { IssueMetaSchema } from "./projection-store.ts";
 import type { ApplyResult, Fence, IssueKey, IssueMeta, Lease, ProjectionStore, ProjectionStoreOptions, StoredComment, Watermark } from "./projection-store.ts";
 import { migrateSqlite } from "./sqlite-schema.ts";
@@ -46,8 +45,7 @@ const toStored = (r: CommentRow): StoredComment => ({
  * processes may open the same file: writes are serialised by SQLite's write
  * lock (BEGIN IMMEDIATE, busy timeout), so leases and delivery dedupe hold
  * across them. better-sqlite3 is synchronous; the methods are async only to
- * share the interface with PostgreSQL. Deliveries queued in one turn of the
- * event loop are committed together (GroupCommit), each resolved after it.
+ * share the interface with PostgreSQL.
  */
 export function createSqliteProjectionStore(file: string, options: ProjectionStoreOptions = {}): ProjectionStore {
   const now = options.now ?? systemMs;
@@ -75,9 +73,6 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
   };
   /** Run fn in a write transaction taken at BEGIN (no lock upgrade race between processes). */
   const write = <T>(fn: () => T): T => db.transaction(fn).immediate();
-  /** Deliveries queued in one loop turn share one transaction (group commit); reads of what they change flush it first. */
-  const group = new GroupCommit(write);
-  const flushed = () => group.flush();
 
   const getComment = (issue: string, id: number) => st("SELECT * FROM comments WHERE issue = ? AND id = ?").get(issue, id) as CommentRow | undefined;
   const putComment = (issue: string, c: StoredComment) =>
@@ -137,11 +132,10 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
   };
 
   return {
-    applyDelivery(issue, deliveryId, events) {
-      return group.run(() => apply(issue, deliveryId, events));
+    async applyDelivery(issue, deliveryId, events) {
+      return write(() => apply(issue, deliveryId, events));
     },
     async comments(issue, q = {}) {
-      flushed();
       const where = ["issue = ?"];
       const args: (string | number)[] = [issue];
       if (q.afterId !== undefined) {
@@ -164,22 +158,18 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       return (st(`SELECT * FROM comments WHERE ${where.join(" AND ")} ORDER BY id${limit}`).all(...args) as CommentRow[]).map(toStored);
     },
     async commentCount(issue) {
-      flushed();
       return (st("SELECT COUNT(*) AS n FROM comments WHERE issue = ? AND deleted = 0").get(issue) as { n: number }).n;
     },
     async watermark(issue) {
-      flushed();
       return getWatermark(issue);
     },
     async clearIssue(issue) {
-      flushed();
       write(() => {
         for (const t of ["comments", "watermarks", "watermark_ids", "entries", "resume_index", "projection_state", "alerts", "issue_meta", "deliveries"])
           st(`DELETE FROM ${t} WHERE issue = ?`).run(issue);
       });
     },
     async issues() {
-      flushed();
       return (st("SELECT DISTINCT issue FROM comments UNION SELECT issue FROM issue_meta ORDER BY 1").all() as { issue: string }[]).map((r) => r.issue);
     },
     async putProjectionState(issue, state) {
@@ -233,7 +223,6 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       });
     },
     async pruneDeliveries(olderThanMs) {
-      flushed();
       return write(() => st("DELETE FROM deliveries WHERE at_ms < ?").run(olderThanMs).changes);
     },
     async acquireLease(name, holder, ttlMs) {
@@ -270,7 +259,6 @@ export function createSqliteProjectionStore(file: string, options: ProjectionSto
       return write(() => st("INSERT INTO commands (issue, key, outcome, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(issue, key, outcome, now()).changes === 1);
     },
     async close() {
-      flushed();
       db.close();
     },
   };
