@@ -27,9 +27,7 @@ const freshUrl = () => `http://toy-${++urls}.test`;
 
 /** The session issue, as a person (or `checkpost init`) makes it. */
 async function sessionIssue(api: IssueHost) {
-  const issue = await api.createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n" });
-  await api.addIssueLabels(repo, issue.number, [(await api.createLabel(repo, { name: DEFAULT_SESSION_LABEL, color: "#0e8a16" })).name]);
-  return issue;
+  return api.openSessionIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL] });
 }
 
 let bot: Bot | undefined;
