@@ -54,7 +54,10 @@ export interface IssueHost {
   findSessionIssues(r: RepoRef, q: SessionIssueQuery): Promise<HostIssue[]>;
   /** Open an issue; each label is ensured by name first (created when the repository lacks it). */
   openSessionIssue(r: RepoRef, input: { title: string; body: string; labels?: string[] }): Promise<HostIssue>;
-  /** Put labels on an issue, by name, each ensured first; answers the issue's labels. */
+  /**
+   * Put labels the repository has on an issue, by name; answers the issue's labels. Not ensured here (a
+   * name the repository lacks may be dropped by the host): openSessionIssue ensures the session label.
+   */
   labelIssue(r: RepoRef, issue: number, labels: string[]): Promise<HostLabel[]>;
   /** One issue as it is now (its state, labels, closing time: a chain walk, a doctor check). */
   readIssue(r: RepoRef, issue: number): Promise<HostIssue>;
