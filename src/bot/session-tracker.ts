@@ -264,7 +264,7 @@ export class SessionTracker implements WatchedIssue {
     if (this.pollFromMs === 0) return this.reconcile();
     const fromMs = this.claim.pollFrom(this.pollFromMs);
     const sentAtMs = this.claim.sentAt();
-    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: fromMs });
+    const comments = await this.o.api.listCommentsSince(this.o.repo, this.o.issue, { sinceMs: fromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
     this.claim.note(fromMs, sentAtMs);
     await this.pollBody();
