@@ -5,7 +5,7 @@ import pg from "pg";
 import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-projection-store.ts";
 import { StoreUnavailableError } from "../../src/bot-state/postgres/store-unavailable-error.ts";
 import { StaleLeaseError } from "../../src/bot-state/index.ts";
-import type { CommentEvent } from "../../src/projection/index.ts";
+import type { AgentEntry, CommentEvent } from "../../src/projection/index.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 
 const server = testPostgres();
@@ -120,6 +120,34 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     const lost = await Promise.allSettled([8300, 8301, 8302].map((id) => gone.applyDelivery(K8, `l-${id}`, [up(id, "x")])));
     expect(lost.every((r) => r.status === "rejected" && r.reason instanceof StoreUnavailableError)).toBe(true);
     expect((await b.comments(K8)).map((c) => c.id)).toEqual([8200, 8201, 8203, 8204]);
+  });
+
+  it("changed entries alone are one statement, as are removed ones alone; both together one transaction", async () => {
+    const KE = "acme/entries#1";
+    const e = (agent: string): AgentEntry => ({
+      agent,
+      session: "s",
+      latest: { commentId: 1, phase: "p", timestamp: null, createdAt: "2026-11-29T10:00:00Z", data: {} },
+      maxEpoch: 0,
+      counts: { checkpoints: 1, health: 0, invalid: 0, untrusted: 0 },
+      health: null,
+      lastSignalAt: "2026-11-29T10:00:00Z",
+      intervalsMs: [],
+    });
+    const spy = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      await a.putEntries(KE, [e("x"), e("y")]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockClear();
+      await a.putEntries(KE, [], [{ agent: "x", session: "s" }]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockClear();
+      await a.putEntries(KE, [e("z")], [{ agent: "y", session: "s" }]);
+      expect(spy).toHaveBeenCalledTimes(4); // BEGIN, delete, upsert, COMMIT
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await b.entries(KE)).map((x) => x.agent)).toEqual(["z"]);
   });
 
   it("a first read of 1,200 comments is stored in multi-row INSERTs; a second read changes only what was edited", async () => {
