@@ -45,7 +45,7 @@ export const claimFolded = (s: ProjectionState, c: RestoredComment): boolean => 
   const updatedMs = Date.parse(c.updatedAt);
   if (c.deleted || updatedMs !== sealed.updatedMs || c.hash !== sealed.hash || c.multi !== sealed.multi || s.live.has(c.id) || !s.pendingCold) return false;
   s.pendingCold.delete(c.id);
-  s.live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: sealed.k });
+  s.live.setBare(c.id, updatedMs, c.hash, c.multi, sealed.k);
   sealed.k.coldIds.push(c.id);
   if (c.id > s.maxId) s.maxId = c.id;
   if (updatedMs > s.maxUpdatedMs) s.maxUpdatedMs = updatedMs;
@@ -58,7 +58,7 @@ export const restore = (s: ProjectionState, c: RestoredComment): void => {
     s.pendingCold.delete(c.id);
     const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
     if (!c.deleted && updatedMs === sealed.updatedMs && c.hash === sealed.hash && c.multi === sealed.multi && !s.live.has(c.id)) {
-      s.live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: sealed.k });
+      s.live.setBare(c.id, updatedMs, c.hash, c.multi, sealed.k);
       sealed.k.coldIds.push(c.id);
       if (c.id > s.maxId) s.maxId = c.id;
       if (updatedMs > s.maxUpdatedMs) s.maxUpdatedMs = updatedMs;
@@ -78,10 +78,11 @@ export const restore = (s: ProjectionState, c: RestoredComment): void => {
       if (held && c.multi && !held.version.multi) {
         held.version.multi = true; // the record shares this object
         markDirty(s, held.record, held);
+        s.live.set(c.id, held);
       }
     } else if (!s.live.has(c.id) && !s.tombs.has(c.id)) {
       const { updatedMs } = checkComment({ id: c.id, author: c.author, body: "", createdAt: c.createdAt, updatedAt: c.updatedAt });
-      s.live.set(c.id, { version: { updatedMs, hash: c.hash, multi: c.multi }, record: null, note: null, cold: null });
+      s.live.setBare(c.id, updatedMs, c.hash, c.multi, null);
       if (c.id > s.maxId) s.maxId = c.id;
       if (updatedMs > s.maxUpdatedMs) s.maxUpdatedMs = updatedMs;
     }
