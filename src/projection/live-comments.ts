@@ -4,6 +4,7 @@ import type { StoredRecord, Version } from "./stored-comment.ts";
 /** A bodyHash(): 12 bytes as 16 base64url characters, which decode and encode back to the same text. */
 const HASH = /^[A-Za-z0-9_-]{16}$/;
 const HASH_BYTES = 12;
+const SCRATCH = Buffer.alloc(HASH_BYTES);
 
 /**
  * The projection's live comments by id. Most comments of a long issue hold no record: folded ones
@@ -54,6 +55,15 @@ export class LiveComments {
   version(id: number): Version | undefined {
     const v = this.byId.get(id);
     return typeof v === "number" ? this.versionAt(v) : v?.version;
+  }
+  /** Whether `id` is held with exactly this version; makes no object (a restart's hot loop). */
+  sameVersion(id: number, updatedMs: number, hash: string, multi: boolean): boolean {
+    const v = this.byId.get(id);
+    if (v === undefined) return false;
+    if (typeof v !== "number") return v.version.updatedMs === updatedMs && v.version.hash === hash && v.version.multi === multi;
+    if (this.updated[v] !== updatedMs || (this.flags[v] === 1) !== multi || !HASH.test(hash)) return false;
+    SCRATCH.write(hash, 0, HASH_BYTES, "base64url");
+    return this.hashes.compare(SCRATCH, 0, HASH_BYTES, v * HASH_BYTES, (v + 1) * HASH_BYTES) === 0;
   }
   /** The held comment; for a bare one a new Held (see the class's comment: give it back with `set`). */
   get(id: number): Held | undefined {

@@ -114,8 +114,8 @@ export interface ProjectionState {
   maxId: number;
   maxUpdatedMs: number;
   watermarkDirty: boolean;
-  /** From restoreSealed until restoreDone: comment id → the entry it was folded into, and its digest. */
-  pendingCold: Map<number, { k: KeyState; updatedMs: number; hash: string; multi: boolean }> | null;
+  /** From restoreSealed until restoreDone: the folded comments' versions, each with the entry it was folded into (`coldOf`). */
+  pendingCold: LiveComments | null;
 }
 
 /** An empty projection's state. Reads no clock. */
