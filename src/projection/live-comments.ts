@@ -1,5 +1,12 @@
-import type { Held, KeyState } from "./projection-state.ts";
 import type { StoredRecord, Version } from "./stored-comment.ts";
+
+/** What is held of one comment (projection-state.ts's Held; K is its entry, K). */
+export interface HeldOf<K> {
+  version: Version;
+  record: StoredRecord | null;
+  note: object | null;
+  cold: K | null;
+}
 
 /** A bodyHash(): 12 bytes as 16 base64url characters, which decode and encode back to the same text. */
 const HASH = /^[A-Za-z0-9_-]{16}$/;
@@ -17,12 +24,12 @@ const SCRATCH = Buffer.alloc(HASH_BYTES);
  * `get` of a bare comment makes a Held from its columns: a change to it counts only once given back with
  * `set` (which stores it bare again when it holds no record and no note).
  */
-export class LiveComments {
+export class LiveComments<K, Held extends HeldOf<K> = HeldOf<K>> {
   private readonly byId = new Map<number, Held | number>();
   private updated = new Float64Array(256);
   private hashes = Buffer.alloc(256 * HASH_BYTES);
   private flags = new Uint8Array(256);
-  private readonly cold: (KeyState | null)[] = [];
+  private readonly cold: (K | null)[] = [];
   private readonly free: number[] = [];
   private used = 0;
 
@@ -42,12 +49,12 @@ export class LiveComments {
     return typeof v === "object" ? v.record : null;
   }
   /** The entry `id`'s record was folded into, else null. */
-  coldOf(id: number): KeyState | null {
+  coldOf(id: number): K | null {
     const v = this.byId.get(id);
     if (v === undefined) return null;
     return typeof v === "number" ? (this.cold[v] ?? null) : v.cold;
   }
-  setCold(id: number, k: KeyState | null): void {
+  setCold(id: number, k: K | null): void {
     const v = this.byId.get(id);
     if (typeof v === "number") this.cold[v] = k;
     else if (v !== undefined) v.cold = k;
@@ -69,7 +76,8 @@ export class LiveComments {
   get(id: number): Held | undefined {
     const v = this.byId.get(id);
     if (typeof v !== "number") return v;
-    return { version: this.versionAt(v), record: null, note: null, cold: this.cold[v] ?? null };
+    // A Held with no record and no note is exactly these four fields.
+    return { version: this.versionAt(v), record: null, note: null, cold: this.cold[v] ?? null } as Held;
   }
   set(id: number, held: Held): void {
     if (held.record === null && held.note === null && HASH.test(held.version.hash)) {
@@ -81,9 +89,9 @@ export class LiveComments {
     this.byId.set(id, held);
   }
   /** A comment with no record and no note (a restart's folded comments: no object made). */
-  setBare(id: number, updatedMs: number, hash: string, multi: boolean, cold: KeyState | null): void {
+  setBare(id: number, updatedMs: number, hash: string, multi: boolean, cold: K | null): void {
     if (!HASH.test(hash)) {
-      this.set(id, { version: { updatedMs, hash, multi }, record: null, note: null, cold });
+      this.set(id, { version: { updatedMs, hash, multi }, record: null, note: null, cold } as Held);
       return;
     }
     const v = this.byId.get(id);

@@ -106,7 +106,7 @@ export interface ProjectionState {
   hot: number | undefined;
   /** Fingerprint of what the folds depend on (see SealedState's `policy`). */
   policyPrint: string;
-  live: LiveComments;
+  live: LiveComments<KeyState, Held>;
   untrustedAuthors: Map<string, AuthorTally>;
   tombs: Map<number, Tomb>;
   keys: Map<string, KeyState>;
@@ -115,7 +115,7 @@ export interface ProjectionState {
   maxUpdatedMs: number;
   watermarkDirty: boolean;
   /** From restoreSealed until restoreDone: the folded comments' versions, each with the entry it was folded into (`coldOf`). */
-  pendingCold: LiveComments | null;
+  pendingCold: LiveComments<KeyState, Held> | null;
 }
 
 /** An empty projection's state. Reads no clock. */

@@ -3,7 +3,7 @@ import type { SealedState } from "./bounded-history.ts";
 import type { EntryFold } from "./derive-entry.ts";
 import { checkComment, markDirty, remove, upsert } from "./fold-comments.ts";
 import { LiveComments } from "./live-comments.ts";
-import type { KeyState, ProjectionState, RestoredComment } from "./projection-state.ts";
+import type { Held, KeyState, ProjectionState, RestoredComment } from "./projection-state.ts";
 import { insertSorted } from "./sorted-ids.ts";
 
 /**
@@ -15,7 +15,7 @@ import { insertSorted } from "./sorted-ids.ts";
 export const restoreSealed = (s: ProjectionState, state: SealedState): boolean => {
   if (state.policy !== s.policyPrint || s.hot === undefined) return false;
   // In columns (50,000 folded comments at 50k: a Map of objects was ≈ 7 MiB of the restart's peak heap).
-  const pendingCold = new LiveComments();
+  const pendingCold = new LiveComments<KeyState, Held>();
   s.pendingCold = pendingCold;
   for (const e of state.entries) {
     const fold: EntryFold = { ...e.fold, firstById: new Map(e.fold.firstById) };

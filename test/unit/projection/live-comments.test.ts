@@ -8,7 +8,7 @@ const bare = (updatedMs: number, hash: string, multi = false, cold: KeyState | n
 
 describe("LiveComments: versions of comments with no record, in columns", () => {
   it("gives back what was set, for every id, past the columns' first growth", () => {
-    const live = new LiveComments();
+    const live = new LiveComments<KeyState, Held>();
     const k = key("s1");
     const want = new Map<number, Held>();
     for (let id = 1; id <= 1000; id++) {
@@ -27,7 +27,7 @@ describe("LiveComments: versions of comments with no record, in columns", () => 
   });
 
   it("keeps the Held object of a comment with a record, and one whose hash is not a bodyHash", () => {
-    const live = new LiveComments();
+    const live = new LiveComments<KeyState, Held>();
     const odd = bare(5, "not-a-16-char-hash");
     live.set(1, odd);
     expect(live.get(1)).toBe(odd);
@@ -43,7 +43,7 @@ describe("LiveComments: versions of comments with no record, in columns", () => 
   });
 
   it("reuses a deleted comment's slot without leaking its version or entry", () => {
-    const live = new LiveComments();
+    const live = new LiveComments<KeyState, Held>();
     live.setBare(1, 10, bodyHash("one"), true, key("s1"));
     live.delete(1);
     expect(live.has(1)).toBe(false);
