@@ -41,23 +41,32 @@ function memory() {
 function memoryDetail() {
   const m = memory();
   const rss: Record<string, number> = {};
+  // Each anonymous mapping's size and resident bytes (KiB): V8's pages and code range, glibc's second arena (64 MiB), thread stacks.
+  const anon: [number, number][] = [];
+  let size = 0;
   let name = "";
   try {
     for (const line of readFileSync("/proc/self/smaps", "utf8").split("\n")) {
       const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
       if (head) {
         const path = head[1] ?? "";
+        const [from, to] = line
+          .split(" ")[0]
+          ?.split("-")
+          .map((h) => Number.parseInt(h, 16)) ?? [0, 0];
+        size = ((to ?? 0) - (from ?? 0)) / 1024;
         name = path === "" ? "anonymous" : path.startsWith("[") ? path : path.endsWith(".node") || path.includes(".so") ? "shared libraries" : path.includes("node") ? "node binary" : "other files";
         continue;
       }
       const kb = /^Rss:\s+(\d+) kB/.exec(line);
       if (kb) rss[name] = (rss[name] ?? 0) + Number(kb[1]) * 1024;
+      if (kb && name === "anonymous" && Number(kb[1]) >= 512) anon.push([size, Number(kb[1])]);
     }
   } catch {
     // not Linux: the V8 figures alone
   }
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { committed: s.physical_space_size, used: s.space_used_size }]));
-  return { ...m, rssByMapping: rss, spaces };
+  return { ...m, rssByMapping: rss, spaces, anonymousOver512KiB: anon.sort((a, b) => b[1] - a[1]) };
 }
 
 async function botStats() {

@@ -108,7 +108,7 @@ export async function cliSpeed(opts: { runs: number; latencies: number[]; log?: 
     }
     a.setFaults({});
     // Every process really saved: one parseable checkpoint per run.
-    const comments = await new ForgejoApi(new ForgejoClient({ url: forge.url, token })).listComments({ owner: "agent", repo: "work" }, issue);
+    const comments = await new ForgejoApi(new ForgejoClient({ url: forge.url, token })).listCommentsSince({ owner: "agent", repo: "work" }, issue);
     const checkpoints = comments.filter((cm) => parseComment(cm.body).kind === "checkpoint").length;
     if (checkpoints !== saves) throw new Error(`bench/cli-speed: expected ${saves} checkpoints on the issue, found ${checkpoints}`);
   } finally {

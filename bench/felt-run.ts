@@ -215,7 +215,7 @@ async function commands(w: FeltWorld, store: SessionStore, how: "slash" | "tick"
   /** The body to tick `agent`'s pause box on (pause: an agent not ticked on this rendering yet), waiting for a redraw when every box is used. */
   const pageFor = async (pause: boolean, agent: string): Promise<{ body: string; agent: string }> => {
     for (let round = 0; round < 3; round++) {
-      const body = (await alice.getIssue(REPO, w.issue)).body;
+      const body = (await alice.readIssue(REPO, w.issue)).body;
       const render = dashboardRenderKey(body);
       const done = used.get(render) ?? new Set<string>();
       used.set(render, done);
@@ -245,7 +245,7 @@ async function commands(w: FeltWorld, store: SessionStore, how: "slash" | "tick"
     let t0: number;
     if (how === "slash") {
       t0 = performance.now();
-      await alice.createComment(REPO, w.issue, `/checkpost ${pause ? "pause" : "resume"} ${agent} ${SESSION}`);
+      await alice.postRecord(REPO, w.issue, `/checkpost ${pause ? "pause" : "resume"} ${agent} ${SESSION}`);
     } else {
       const got = await pageFor(pause, ticked);
       agent = got.agent;
@@ -255,7 +255,7 @@ async function commands(w: FeltWorld, store: SessionStore, how: "slash" | "tick"
         .map((l) => (isPauseBox(l, agent) ? l.replace(/^(\s*[-*] )\[[ xX]\]/, `$1[${pause ? "x" : " "}]`) : l))
         .join("\n");
       t0 = performance.now();
-      await alice.editIssue(REPO, w.issue, { body: edited });
+      await alice.writeIssueBody(REPO, w.issue, edited);
     }
     const recorded = w.observer.when(t0, (s) => {
       if (s.kind !== "comment" || s.author !== "checkpost-bot") return false;

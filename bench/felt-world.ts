@@ -177,7 +177,7 @@ export async function feltWorld(settings: FeltSettings, databaseUrl?: string): P
     }
   } else bots.push(await start("solo"));
   const agentApi = api(agentToken);
-  const hook = (url: string) => agentApi.createHook(REPO, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url, content_type: "json", secret: SECRET } });
+  const hook = (url: string) => agentApi.ensureWebhook(REPO, { url, secret: SECRET, events: ["issues", "issue_comment"] });
   if (settings.mode === "webhooks") await hook(dispatcher ? dispatcher.url : `${bots[0]?.url}${config.webhookPath}`);
   await hook(observer.url);
   const leads = (b: Bot) => b.trackers().some((t) => t.lease.current() !== null);

@@ -37,6 +37,7 @@ type Detail = {
   arrayBuffers: number;
   rssByMapping: Record<string, number>;
   spaces: Record<string, { committed: number; used: number }>;
+  anonymousOver512KiB?: [number, number][];
 };
 
 function show(stage: string, d: Detail): void {
@@ -52,6 +53,8 @@ function show(stage: string, d: Detail): void {
   console.log(`${stage.padEnd(14)} rss ${f(d.rss)} MiB | heap used/total ${f(d.heapUsed)}/${f(d.heapTotal)} | external ${f(d.external)} (array buffers ${f(d.arrayBuffers)})`);
   console.log(`${"".padEnd(14)} rss by mapping: ${maps}`);
   console.log(`${"".padEnd(14)} V8 spaces used/committed: ${spaces}`);
+  const anon = (d.anonymousOver512KiB ?? []).map(([size, rss]) => `${(rss / 1024).toFixed(1)} of ${(size / 1024).toFixed(1)}`).join(", ");
+  console.log(`${"".padEnd(14)} anonymous mappings ≥ 0.5 MiB resident (MiB resident of mapped): ${anon}`);
 }
 
 async function stage(child: BotChild, name: string): Promise<void> {

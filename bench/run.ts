@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (full) / `npm run bench -- --quick` (CI, < 1 min).
- * Options: --quick, --only-stores (SQLite vs PostgreSQL only), --no-postgres, --no-retention (skip bounded history), --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
+ * Options: --quick, --only-stores (SQLite vs PostgreSQL only; with it --stores sqlite|postgres, --pg-durable: fsync and synchronous_commit on, --pg-stats: what PostgreSQL ran per delivery), --no-postgres, --no-retention (skip bounded history), --out FILE, --latency MS (default 20), --bandwidth BYTES/S (default 10 MB/s), --sizes 1000,5000
  * See docs/benchmarks.md.
  */
 import { formatStoreCompare, runStoreCompare } from "./store-compare.ts";
@@ -142,7 +142,11 @@ async function main() {
   const cfg = benchConfig(process.argv.slice(2));
   if (process.argv.includes("--only-stores")) {
     // Just the SQLite/PostgreSQL comparison (docs/scale-out.md sizing), at the full or quick counts.
+    const arg = (name: string) => process.argv[process.argv.indexOf(name) + 1];
     const runs = await runStoreCompare({
+      ...(process.argv.includes("--stores") ? { stores: arg("--stores")?.split(",") as ("sqlite" | "postgres")[] } : {}),
+      ...(process.argv.includes("--pg-durable") ? { pgServer: "durable" as const } : {}),
+      pgStats: process.argv.includes("--pg-stats"),
       n: cfg.quick ? 1000 : 10_000,
       warmRequests: cfg.warmRequests,
       ingestMs: cfg.ingestMs,

@@ -262,7 +262,7 @@ async function postTraffic(w: World, ms: number, perSecond: number): Promise<{ c
       i % 5 < 3
         ? formatCheckpoint({ agent, session: "sess-fleet", phase: "subtask_1_complete", timestamp: now, data: { step: i, notes: "x".repeat(900) } })
         : formatHealth({ agent, session: "sess-fleet", timestamp: now, status: "Active", metrics: { cycle_count: i, queue_depth: 3 } });
-    await api.createComment(repo, w.issue, body);
+    await api.postRecord(repo, w.issue, body);
     i++;
   }
   const left = t0 + ms - performance.now();
@@ -330,12 +330,12 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       const { renderDashboard, spliceDashboard } = await import("../src/dashboard/index.ts");
       const api = w.newApi(w.botToken);
       const p = createProjection({ trustedAuthors: new Set([AGENT_LOGIN, BOT_LOGIN]) });
-      p.replaceAll((await api.listComments(repoRef, w.issue)).map(toCommentRecord));
-      const body = (await api.getIssue(repoRef, w.issue)).body;
-      await api.editIssue(repoRef, w.issue, { body: spliceDashboard(body, renderDashboard(p.snapshot(), new Date())) });
+      p.replaceAll((await api.listCommentsSince(repoRef, w.issue)).map(toCommentRecord));
+      const body = (await api.readIssue(repoRef, w.issue)).body;
+      await api.writeIssueBody(repoRef, w.issue, spliceDashboard(body, renderDashboard(p.snapshot(), new Date())));
     }
     const api = w.newApi();
-    const withIndex = (await api.getIssue(repoRef, w.issue)).body;
+    const withIndex = (await api.readIssue(repoRef, w.issue)).body;
     if (!extractResumeIndex(withIndex) && !extractResumeIndexRef(withIndex)) throw new Error("no resume index (nor a pointer to its comment) in the issue body after the dashboard write");
     indexBytes = Buffer.byteLength(withIndex);
 
@@ -355,9 +355,9 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       at = sec.end;
     }
     plain += withIndex.slice(at);
-    await api.editIssue(repoRef, w.issue, { body: plain });
+    await api.writeIssueBody(repoRef, w.issue, plain);
     const checkpostFull = await coldCheckpost(w, w.dataset.probes, o.heavyReps);
-    await api.editIssue(repoRef, w.issue, { body: withIndex });
+    await api.writeIssueBody(repoRef, w.issue, withIndex);
     const trafficMs = o.trafficMs ?? 10_000;
     log(`N=${o.n}: ${trafficMs / 1000} s of traffic the index does not know, then cold resume again`);
     const traffic = await postTraffic(w, trafficMs, o.trafficPerSecond ?? 2);
@@ -401,7 +401,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       // Reference: a full rebuild from the forge's complete comment list (no faults: it is not measured).
       const saved = forge.admin.getFaults();
       forge.admin.setFaults({});
-      const all = await w.newApi(w.botToken).listComments(repoRef, w.issue);
+      const all = await w.newApi(w.botToken).listCommentsSince(repoRef, w.issue);
       forge.admin.setFaults(saved);
       const ref = createProjection({ trustedAuthors: new Set([AGENT_LOGIN.toLowerCase(), BOT_LOGIN.toLowerCase()]) });
       ref.replaceAll(all.map(toCommentRecord));

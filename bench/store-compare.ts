@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { BotConfig } from "../src/bot/bot-config.ts";
 import { startPostgres } from "../test/helpers/start-postgres.ts";
+import { pgIngestStats } from "./pg-ingest-stats.ts";
 import { BENCH_API_TOKEN, benchBotConfig, forkBot } from "./bot-harness.ts";
 import { AGENT_LOGIN } from "./data.ts";
 import { httpRequest, keepAliveAgent, percentile } from "./http.ts";
@@ -26,11 +27,27 @@ export interface StoreRun {
   ingest: { deliveries: number; perSecond: number; p99Ms: number; non2xx: number };
 }
 
-export async function runStoreCompare(o: { n: number; warmRequests: number; ingestMs: number; ingestConcurrency: number; log: (s: string) => void }): Promise<StoreRun[]> {
-  const pg = await startPostgres();
+/** Server settings for `pgServer`: "test" as the tests run (fsync off), "durable" as a user's server (fsync and synchronous_commit on). */
+const PG_SERVER = { test: [], durable: ["fsync=on", "synchronous_commit=on", "full_page_writes=on"] } as const;
+
+export interface StoreCompareOptions {
+  n: number;
+  warmRequests: number;
+  ingestMs: number;
+  ingestConcurrency: number;
+  log: (s: string) => void;
+  /** Which stores to run (default both). */
+  stores?: readonly StoreRun["store"][];
+  pgServer?: keyof typeof PG_SERVER;
+  /** Print what PostgreSQL ran during the ingest window (pg_stat_statements, commits, WAL): see pgIngestStats. */
+  pgStats?: boolean;
+}
+
+export async function runStoreCompare(o: StoreCompareOptions): Promise<StoreRun[]> {
+  const pg = await startPostgres({ flags: [...PG_SERVER[o.pgServer ?? "test"], ...(o.pgStats ? ["shared_preload_libraries=pg_stat_statements", "track_io_timing=on"] : [])] });
   const runs: StoreRun[] = [];
   try {
-    for (const store of ["sqlite", "postgres"] as const) {
+    for (const store of o.stores ?? (["sqlite", "postgres"] as const)) {
       const w = await createWorld(o.n, { latencyMs: 0, bandwidthBytesPerSec: 1e12 });
       const child = await forkBot();
       try {
@@ -50,6 +67,7 @@ export async function runStoreCompare(o: { n: number; warmRequests: number; inge
         for (let i = 0; i < o.warmRequests; i++) lat.push((await httpRequest(urls[i % urls.length] as string, { agent, headers })).ms);
         agent.destroy();
         o.log(`stores N=${o.n}: bot on ${store}: webhook ingest for ${o.ingestMs / 1000} s`);
+        const stats = store === "postgres" && o.pgStats && "database" in cfg && cfg.database ? await pgIngestStats(cfg.database.url) : null;
         const ing = await runIngest({
           forge: w.forge,
           owner: OWNER,
@@ -64,6 +82,7 @@ export async function runStoreCompare(o: { n: number; warmRequests: number; inge
           drain: false, // the window alone: a store at 107/s took 4 min to drain 26,000 prefilled deliveries
         });
         await child.call("idle");
+        if (stats) o.log(await stats.report(ing.deliveries));
         runs.push({
           store,
           n: o.n,

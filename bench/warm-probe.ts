@@ -6,7 +6,7 @@
  * also runs the embedded forge), on one epoch clock. The bot as the bench runs it (compiled JS,
  * `--optimize-for-size`, store on a file), after its first read of N comments and its dashboard write.
  *
- *   node --import tsx bench/warm-probe.ts --n 1000 [--requests 2000] [--alloc FILE.heapprofile | --cpu FILE.cpuprofile]
+ *   node --import tsx bench/warm-probe.ts --n 1000 [--requests 2000] [--restart] [--no-flush] [--alloc FILE.heapprofile | --cpu FILE.cpuprofile]
  *   BENCH_BOT_NODE_OPTIONS="--trace-gc" …   # the bot's GC events during the calls (stdout)
  *   BENCH_BOT_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" …   # then bench/cpu-summary.ts
  */
@@ -39,11 +39,21 @@ const w = await createWorld(n, { latencyMs: 0, bandwidthBytesPerSec: 0 });
 const dir = mkdtempSync(join(tmpdir(), "checkpost-warm-probe-"));
 const secret = randomBytes(16).toString("hex");
 const config = { ...benchBotConfig({ forgeUrl: w.forge.url, token: w.botToken, owner: "agent", repo: "work", secret, trusted: [AGENT_LOGIN] }), storeFile: join(dir, "projection.sqlite") };
+// --restart: measure the bot restarted from its store, as bench/retention-bot.ts does (first start, idle, stop, start again).
+const restart = argv.includes("--restart");
+if (restart) {
+  const first = await forkBot();
+  await first.call("start", { config });
+  await first.call("idle");
+  await first.call("stop");
+  await first.exited;
+}
 const bot = await forkBot();
 const agent = keepAliveAgent(1);
 try {
   const reply = await bot.call<{ url: string }>("start", { config });
-  await bot.call("flush");
+  // --no-flush: measure right after start, as bench/retention-bot.ts did (the bot's own timers may still run).
+  if (!argv.includes("--no-flush")) await bot.call("flush");
   const urls = w.dataset.probes.map((p) => `${reply.url}/api/resume?agent=${encodeURIComponent(p.agent)}&session=${encodeURIComponent(p.session)}`);
   const headers = { authorization: `Bearer ${BENCH_API_TOKEN}` };
   // 200 warm-up calls, as the bench's warm resume makes, so the measured ones run optimised code.
@@ -81,7 +91,7 @@ try {
   const lat = calls.map((c) => c.ms);
   const p99 = percentile(lat, 99);
   console.log(
-    `N=${n}: warm resume p50 ${percentile(lat, 50).toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${percentile(lat, 100).toFixed(2)} ms; ` +
+    `N=${n}${restart ? " (restarted from the store)" : ""}: warm resume p50 ${percentile(lat, 50).toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${percentile(lat, 100).toFixed(2)} ms; ` +
       `bot CPU ${(cpuUs / requests).toFixed(0)} µs per call (user ${((cpu1.user - cpu0.user) / requests).toFixed(0)}, system ${((cpu1.system - cpu0.system) / requests).toFixed(0)})${alloc}`,
   );
   const own = served.map((x) => x.ms);
@@ -89,6 +99,11 @@ try {
   console.log(
     `bot's own time per call (request event → response finish): p50 ${percentile(own, 50).toFixed(3)} ms, p99 ${percentile(own, 99).toFixed(3)} ms, max ${percentile(own, 100).toFixed(2)} ms, ${own.filter((x) => x >= 2).length} calls ≥ 2 ms; ` +
       `its slowest 1 %: wall ${ownSlow.reduce((s, x) => s + x.ms, 0).toFixed(1)} ms, bot CPU meanwhile ${ownSlow.reduce((s, x) => s + x.cpuMs, 0).toFixed(1)} ms`,
+  );
+  // The bot's CPU time during each call (process-wide, GC threads included): what descheduling on a loaded machine does not inflate.
+  const cpuPer = served.map((x) => x.cpuMs);
+  console.log(
+    `bot CPU during each call: p50 ${percentile(cpuPer, 50).toFixed(3)} ms, p99 ${percentile(cpuPer, 99).toFixed(3)} ms, max ${percentile(cpuPer, 100).toFixed(2)} ms, ${cpuPer.filter((x) => x >= 2).length} calls ≥ 2 ms`,
   );
   const sum = (ps: Pause[]) => ps.reduce((s, p) => s + p.ms, 0);
   // kind 1 = minor (scavenge), 2 = major (mark-compact), 4 = incremental marking step, 8 = weak callbacks.

@@ -83,8 +83,7 @@ export async function startEmbeddedForgejo(o: { dataDir: string; port: number; t
     issue,
     async connectWebhook(botUrl, secret, path) {
       const target = `${botUrl}${path}`;
-      for (const h of await api.listHooks(repo)) if (h.config?.["url"] === target) await api.deleteHook(repo, h.id);
-      await api.createHook(repo, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: target, content_type: "json", secret } });
+      await api.ensureWebhook(repo, { url: target, secret, events: ["issues", "issue_comment"] });
     },
   };
 }

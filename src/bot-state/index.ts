@@ -29,5 +29,5 @@ export { foldStoredComment } from "./fold-stored-comment.ts";
 export { advanceWatermark } from "./advance-watermark.ts";
 export { isProtocolBody } from "./is-protocol-body.ts";
 export { rebuildIssue } from "./rebuild-issue.ts";
-export { parseSealedState } from "./sealed-state.ts";
+export { parseSealedState, restoreStoredState } from "./sealed-state.ts";
 export { ChangesUnheardError } from "./changes-unheard-error.ts";

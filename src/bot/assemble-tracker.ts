@@ -144,7 +144,7 @@ export function createSessionTracker(o: TrackerOptions): SessionTracker {
     lease: o.lease,
     store: o.store,
     postAlert: (text) => {
-      const post = () => o.api.createComment(o.repo, o.issue, text);
+      const post = () => o.api.postRecord(o.repo, o.issue, text);
       return o.fencedWrite ? o.fencedWrite("alert", post) : post();
     },
     dashboard,

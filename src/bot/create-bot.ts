@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { systemClock } from "../clock.ts";
-import type { IssueHost, ReadDelivery, RepoRef } from "../ports/issue-host.ts";
+import type { OpenedHost, RepoRef } from "../ports/issue-host.ts";
 import { listSessionIssues } from "../session-client/index.ts";
 import { createBotMetrics } from "./bot-metrics.ts";
 import type { BotMetrics } from "./bot-metrics.ts";
@@ -57,8 +57,8 @@ export interface Bot {
 export interface BotDeps {
   logger: Logger;
   now?: () => Date;
-  /** The issue host: the Forgejo API and its /api/v1 root (webhook deliveries name the instance by it). */
-  host: { api: IssueHost; apiUrl: string; readDelivery: ReadDelivery };
+  /** The issue host as its registry entry opened it: the port, its API root (deliveries name the instance by it), its delivery reader and verifier. */
+  host: OpenedHost;
   /** The bot's durable state, with the writer leases (the caller opens and closes it). */
   store: BotState;
   /** With CHECKPOST_DATABASE_URL: the same store shared by replicas (feed, heartbeat, fenced write log). */
@@ -92,7 +92,15 @@ export async function createBot(config: BotConfig, deps: BotDeps): Promise<Bot> 
   const registry = new TrackerRegistry({ api, config, policy, selfLogin: self, logger: log, metrics, now, store, holder, ...(replica ? { replica } : {}) });
   // Before discovery: the lease share counts the trackers already started.
   replica?.attach(() => registry.all());
-  const receiver = await createDeliveryReceiver(config, { registry, clientApiUrl: deps.host.apiUrl, readDelivery: deps.host.readDelivery, selfLogin: self, logger: log, metrics });
+  const receiver = await createDeliveryReceiver(config, {
+    registry,
+    clientApiUrl: deps.host.apiUrl,
+    readDelivery: deps.host.readDelivery,
+    verifyDelivery: deps.host.verifyDelivery,
+    selfLogin: self,
+    logger: log,
+    metrics,
+  });
   let ready = false;
   const guard = new ApiAccessGuard(config.apiTokens);
   if (!guard.configured) log.warn("CHECKPOST_API_TOKEN is not set: /api/* answers 401 to every request and /metrics is served on loopback only");

@@ -3,7 +3,7 @@ import type { CommentEvent, CommentRecord, LivenessState, LivenessTransition, Pr
 import { forEachCommentBatch, toCommentRecord } from "../session-client/index.ts";
 import type { CompactionResult } from "../compaction/compact-health.ts";
 import type { StoredComment } from "../bot-state/index.ts";
-import { parseSealedState } from "../bot-state/index.ts";
+import { restoreStoredState } from "../bot-state/index.ts";
 import type { DashboardWriter } from "./upkeep/dashboard-writer.ts";
 import type { BodyEditor, ControlDesk } from "./controls/control-desk.ts";
 import type { BodyWatch } from "./controls/body-watch.ts";
@@ -174,10 +174,8 @@ export class SessionTracker implements WatchedIssue {
   async start(): Promise<"store" | "forgejo"> {
     this.body.restore((await this.meta.load()).boxesSeen ?? null);
     const watermark = await this.o.store.watermark(this.storeKey);
-    const state = watermark ? await this.o.store.projectionState(this.storeKey) : null;
-    const sealed = state === null ? null : parseSealedState(state);
-    if (state !== null && !(sealed && this.projection.restoreSealed(sealed)))
-      this.o.logger.info({ issue: this.key }, "stored projection state not usable (another trust policy or version): parsing every stored comment");
+    const restored = watermark ? restoreStoredState(this.projection, await this.o.store.projectionState(this.storeKey)) : "none";
+    if (restored === "unusable") this.o.logger.info({ issue: this.key }, "stored projection state not usable (another trust policy or version): parsing every stored comment");
     const restore = (c: StoredComment) => {
       this.projection.restore(c);
       if (c.body !== null && !c.deleted) this.noteComment({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt });
@@ -186,7 +184,7 @@ export class SessionTracker implements WatchedIssue {
     const self = this.o.selfLogin.toLowerCase();
     // (pollFromMs needs nothing from claimed comments: it starts at the stored watermark below.)
     const claim = (c: StoredComment) => c.author.toLowerCase() !== self && this.projection.claimFolded(c);
-    const stored = watermark ? await forEachStored(this.o, restore, sealed ? { claim } : {}) : 0;
+    const stored = watermark ? await forEachStored(this.o, restore, restored === "restored" ? { claim } : {}) : 0;
     this.projection.restoreDone();
     if (!stored || !watermark) {
       this.commandBaselineBeforeMs = this.now().getTime() - COMMAND_GRACE_MS;
@@ -264,7 +262,7 @@ export class SessionTracker implements WatchedIssue {
     if (this.pollFromMs === 0) return this.reconcile();
     const fromMs = this.claim.pollFrom(this.pollFromMs);
     const sentAtMs = this.claim.sentAt();
-    const comments = await this.o.api.listComments(this.o.repo, this.o.issue, { sinceMs: fromMs });
+    const comments = await this.o.api.listCommentsSince(this.o.repo, this.o.issue, { sinceMs: fromMs });
     const changed = await this.apply(comments.map((comment) => ({ type: "upsert", comment: toCommentRecord(comment) })));
     this.claim.note(fromMs, sentAtMs);
     await this.pollBody();

@@ -17,7 +17,7 @@ export async function issueChain(api: IssueHost, repo: RepoRef, newest: number, 
   let next: number | null = newest;
   while (next !== null && !seen.has(next) && chain.length < MAX_CHAIN) {
     seen.add(next);
-    const issue = await api.getIssue(repo, next);
+    const issue = await api.readIssue(repo, next);
     if (chain.length && issue.title !== chain[chain.length - 1]?.title) break;
     chain.push(issue);
     next = trusted ? followablePredecessor(issue, { title: issue.title, trusted }) : continuedFrom(issue.body);

@@ -3,7 +3,7 @@ import { SessionChainError } from "../errors.ts";
 import { followableSuccessor, successorNamed } from "./chain-rules.ts";
 
 /** The reads a chain walk needs (a narrow port of IssueHost, so a test can count or fake them). */
-export type ChainReader = Pick<IssueHost, "getIssue" | "listComments">;
+export type ChainReader = Pick<IssueHost, "readIssue" | "listCommentsSince">;
 
 /** At most this many links are followed forward (a loop of forged links cannot run forever). */
 export const MAX_HOPS = 64;
@@ -42,7 +42,7 @@ export async function findOpenHead(
   opts: { listAll?: (issue: number) => Promise<HostComment[]> } = {},
 ): Promise<OpenHead> {
   let requests = typeof start === "number" ? 1 : 0;
-  let issue = typeof start === "number" ? await api.getIssue(repo, start) : start;
+  let issue = typeof start === "number" ? await api.readIssue(repo, start) : start;
   const passed: number[] = [];
   while (issue.state !== "open") {
     if (passed.length >= MAX_HOPS) throw new SessionChainError(`followed ${MAX_HOPS} rollovers from #${passed[0]} without reaching an open issue; pass --issue N with the open session issue`);
@@ -51,16 +51,16 @@ export async function findOpenHead(
     let named: ReturnType<typeof successorNamed> = null;
     if (!Number.isNaN(closedAt)) {
       requests++;
-      named = successorNamed(await api.listComments(repo, issue.number, { sinceMs: closedAt - CLOSE_LOOKBACK_MS }), trusted);
+      named = successorNamed(await api.listCommentsSince(repo, issue.number, { sinceMs: closedAt - CLOSE_LOOKBACK_MS }), trusted);
     }
     if (!named) {
       requests++;
-      named = successorNamed(opts.listAll ? await opts.listAll(issue.number) : await api.listComments(repo, issue.number), trusted);
+      named = successorNamed(opts.listAll ? await opts.listAll(issue.number) : await api.listCommentsSince(repo, issue.number), trusted);
     }
     if (!named)
       throw new SessionChainError(`session issue #${issue.number} is closed and no trusted "continued in" comment names its successor; reopen it, or pass --issue N with the open session issue`);
     requests++;
-    const next = await api.getIssue(repo, named.successor);
+    const next = await api.readIssue(repo, named.successor);
     if (!followableSuccessor(next, { previous: issue.number, title: issue.title, trusted, linkAuthor: named.author }))
       throw new SessionChainError(
         `session issue #${issue.number} names #${next.number} as its successor, but #${next.number} was not opened by ${named.author} or does not link back to #${issue.number}: not followed (docs/security.md, rollover)`,

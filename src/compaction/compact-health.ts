@@ -74,11 +74,11 @@ export async function compactHealth(o: {
   // unrecorded upload is then listed as untrusted, and the next run archives the comments again.
   const first = selected[0]?.id ?? 0;
   const last = selected[selected.length - 1]?.id ?? 0;
-  await api.createComment(repo, issue, formatArchiveRecord({ name, sha256: sha256Hex(gz), bytes: gz.length, comments: selected.length, first, last }, o.signingKey));
+  await api.postRecord(repo, issue, formatArchiveRecord({ name, sha256: sha256Hex(gz), bytes: gz.length, comments: selected.length, first, last }, o.signingKey));
   let deleted = 0;
   for (const c of selected) {
     try {
-      await api.deleteComment(repo, c.id);
+      await api.deleteRecord(repo, c.id);
       deleted++;
     } catch (e) {
       if (!(e instanceof HostError && e.reason === "not-found")) throw e; // already gone: nothing to do
@@ -96,10 +96,10 @@ export async function compactHealth(o: {
  */
 async function uploadArchiveOnce(api: IssueHost, repo: RepoRef, issue: number, name: string, gz: Buffer): Promise<HostAttachment> {
   try {
-    return await api.createIssueAttachment(repo, issue, name, gz, "application/gzip");
+    return await api.attach(repo, { issue }, name, gz, "application/gzip");
   } catch (e) {
     if (!api.isOutcomeUnknown(e)) throw e;
-    const stored = (await api.listIssueAttachments(repo, issue)).find((a) => a.name === name && a.size === gz.length);
+    const stored = (await api.listAttachments(repo, { issue })).find((a) => a.name === name && a.size === gz.length);
     if (!stored || sha256Hex(await api.downloadAttachment(stored.downloadUrl)) !== sha256Hex(gz)) throw e;
     return stored;
   }

@@ -1,20 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
-import type {
-  CommentWindow,
-  HostAttachment,
-  HostComment,
-  HostHook,
-  HostIssue,
-  HostLabel,
-  HostRepo,
-  HostUser,
-  IssueHost,
-  IssueQuery,
-  IssueWriteAccess,
-  RepoAccess,
-  RepoRef,
-} from "../ports/issue-host.ts";
+import type { CommentWindow, HostAttachment, HostComment, HostWebhook, HostIssue, HostLabel, HostRepo, HostUser, IssueState, RepoAccess, RepoRef } from "../ports/issue-host.ts";
 import type { HostCapabilities } from "../ports/issue-host.ts";
 import { type ForgejoClient, isOutcomeUnknown } from "./forgejo-client.ts";
 import { HostError } from "../errors.ts";
@@ -22,7 +8,7 @@ import { ForgejoApiError } from "./forgejo-error.ts";
 import { forgejoTime } from "./forgejo-time.ts";
 import { AttachmentSchema, CommentSchema, HookSchema, IssueSchema, LabelSchema, RepoPermissionSchema, RepoSchema, TeamSchema, UserSchema, VersionSchema } from "./schemas.ts";
 import type { ForgejoLabel } from "./schemas.ts";
-import { toHostAttachment, toHostComment, toHostHook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
+import { toHostAttachment, toHostComment, toHostWebhook, toHostIssue, toHostLabel, toHostRepo, toHostUser } from "./to-host.ts";
 
 export type { RepoRef } from "../ports/issue-host.ts";
 
@@ -78,12 +64,21 @@ export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
   compareAndSetBody: false,
 });
 
+/** A query of Forgejo's issue list: `labels` comma-separated names (AND-ed), `q` its keyword search. */
+export interface IssueQuery {
+  state?: IssueState;
+  labels?: string;
+  q?: string;
+  type?: "issues" | "pulls";
+}
+
 /**
- * The IssueHost adapter for Forgejo: one function per Forgejo endpoint checkpost uses, each validated
- * with zod and mapped to the port's neutral records (src/forgejo-client/to-host.ts), so Forgejo's snake_case
- * stays here. Forgejo specifics are noted where they differ from GitHub's API.
+ * Forgejo's REST, one function per endpoint checkpost uses, each validated with zod and mapped to the
+ * port's neutral records (src/forgejo-client/to-host.ts), so Forgejo's snake_case stays here. Forgejo
+ * specifics are noted where they differ from GitHub's API. The port's intents are built on these in
+ * ForgejoApi (forgejo-issue-host.ts); only the adapter and tests that stage a forge call them directly.
  */
-export class ForgejoApi implements IssueHost {
+export class ForgejoRest {
   readonly capabilities: HostCapabilities = FORGEJO_CAPABILITIES;
   constructor(readonly client: ForgejoClient) {}
 
@@ -299,12 +294,12 @@ export class ForgejoApi implements IssueHost {
    * Every webhook of the repository, all pages. `events` is the list Forgejo keeps, expanded: a hook
    * created with ["issues"] lists issues, issue_assign, issue_label, issue_milestone and issue_comment.
    */
-  async listHooks(r: RepoRef): Promise<HostHook[]> {
-    return (await this.readAll("GET /repos/{owner}/{repo}/hooks", { ...r }, z.array(HookSchema), repoName(r))).map(toHostHook);
+  async listHooks(r: RepoRef): Promise<HostWebhook[]> {
+    return (await this.readAll("GET /repos/{owner}/{repo}/hooks", { ...r }, z.array(HookSchema), repoName(r))).map(toHostWebhook);
   }
 
-  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
-    return toHostHook((await this.client.call("POST /repos/{owner}/{repo}/hooks", { params: { ...r }, data: input, schema: HookSchema, what: repoName(r) })).data);
+  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostWebhook> {
+    return toHostWebhook((await this.client.call("POST /repos/{owner}/{repo}/hooks", { params: { ...r }, data: input, schema: HookSchema, what: repoName(r) })).data);
   }
 
   async deleteHook(r: RepoRef, id: number): Promise<void> {
@@ -380,41 +375,10 @@ export class ForgejoApi implements IssueHost {
   async repoAccess(r: RepoRef, user: string): Promise<RepoAccess> {
     return toRepoAccess(await this.collaboratorPermission(r, user));
   }
-
-  /**
-   * Who may write issues: whoever Forgejo lets write them on the repository (CanWriteIssuesOrPulls,
-   * models/perm/access/repo_permission.go:109-114: the issues unit's mode, at least write).
-   *
-   * The permission API answers the repository's AccessMode, not the issues unit's: for a member of a team
-   * with per-unit rights it is the team's AccessMode, the lowest of its units (models/unit/unit.go:434-449),
-   * so a triage team that may write issues but only read code reads as "read". The unit's mode is the
-   * highest of the collaboration's mode and each of the user's teams' mode for the unit
-   * (repo_permission.go:255-300). So when the permission reads "read", the adapter lists the repository's
-   * teams (`units_map["repo.issues"]`) and, for each that may write issues, asks whether the user is a
-   * member. Forgejo answers that only to a site admin, an owner of the organisation or a member of that
-   * team (reqTeamMembership, routers/api/v1/api.go:551-586): a team it may not look into is named in
-   * `hiddenGroups` (docs/security.md).
-   */
-  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
-    const mode = await this.collaboratorPermission(r, user);
-    if (WRITE_MODES.has(mode)) return { canWrite: true, hiddenGroups: [] };
-    // "none": no team of the user holds the repository (it would give read at least). Only "read" may hide a team's issue write.
-    if (mode !== "read") return { canWrite: false, hiddenGroups: [] };
-    const hiddenGroups: string[] = [];
-    for (const team of (await this.listRepoTeams(r)).filter((t) => WRITE_MODES.has(t.issuesMode))) {
-      try {
-        if (await this.isTeamMember(team.id, user)) return { canWrite: true, hiddenGroups };
-      } catch (e) {
-        if (!(e instanceof HostError && e.reason === "forbidden")) throw e;
-        hiddenGroups.push(team.name);
-      }
-    }
-    return { canWrite: false, hiddenGroups };
-  }
 }
 
 /** Forgejo's access modes that may write. */
-const WRITE_MODES = new Set(["write", "admin", "owner"]);
+export const WRITE_MODES: ReadonlySet<string> = new Set(["write", "admin", "owner"]);
 
 function toRepoAccess(mode: string): RepoAccess {
   if (mode === "owner" || mode === "admin") return "admin";

@@ -1,5 +1,6 @@
 import type { HostDefinition } from "../ports/issue-host.ts";
-import { FORGEJO_CAPABILITIES, ForgejoApi } from "./forgejo-api.ts";
+import { FORGEJO_CAPABILITIES } from "./forgejo-api.ts";
+import { ForgejoApi, verifyForgejoDelivery } from "./forgejo-issue-host.ts";
 import { ForgejoClient } from "./forgejo-client.ts";
 import { readForgejoDelivery } from "./webhook-payloads.ts";
 
@@ -7,6 +8,7 @@ import { readForgejoDelivery } from "./webhook-payloads.ts";
 export const forgejoHost: HostDefinition = {
   name: "forgejo",
   capabilities: FORGEJO_CAPABILITIES,
+  verifyDelivery: verifyForgejoDelivery,
   open(s) {
     const client = new ForgejoClient({
       url: s.url,
@@ -16,6 +18,6 @@ export const forgejoHost: HostDefinition = {
       ...(s.retries !== undefined ? { retries: s.retries } : {}),
       ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     });
-    return { api: new ForgejoApi(client), apiUrl: client.apiUrl, readDelivery: readForgejoDelivery };
+    return { api: new ForgejoApi(client), apiUrl: client.apiUrl, readDelivery: readForgejoDelivery, verifyDelivery: verifyForgejoDelivery };
   },
 };

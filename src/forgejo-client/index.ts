@@ -1,6 +1,8 @@
 export { ForgejoClient, isOutcomeUnknown, isRetryable } from "./forgejo-client.ts";
 export type { ForgejoClientOptions, CallOptions, CallResult } from "./forgejo-client.ts";
-export { FORGEJO_CAPABILITIES, ForgejoApi, hasMorePages, nextPageFromLink } from "./forgejo-api.ts";
+export { FORGEJO_CAPABILITIES, ForgejoRest, hasMorePages, nextPageFromLink } from "./forgejo-api.ts";
+export type { IssueQuery } from "./forgejo-api.ts";
+export { ForgejoApi, verifyForgejoDelivery } from "./forgejo-issue-host.ts";
 export { forgejoHost } from "./forgejo-host.ts";
 export { readForgejoDelivery } from "./webhook-payloads.ts";
 export { forgejoTime } from "./forgejo-time.ts";

@@ -1,4 +1,4 @@
-import type { HostAttachment, HostComment, HostHook, HostIssue, HostLabel, HostRepo, HostUser } from "../ports/issue-host.ts";
+import type { HostAttachment, HostComment, HostWebhook, HostIssue, HostLabel, HostRepo, HostUser } from "../ports/issue-host.ts";
 import type { ForgejoAttachment, ForgejoComment, ForgejoHook, ForgejoIssue, ForgejoLabel, ForgejoRepo, ForgejoUser } from "./schemas.ts";
 
 /**
@@ -39,7 +39,13 @@ export const toHostComment = (c: ForgejoComment): HostComment => ({
 
 export const toHostAttachment = (a: ForgejoAttachment): HostAttachment => ({ id: a.id, name: a.name, size: a.size, createdAt: a.created_at, downloadUrl: a.browser_download_url });
 
-export const toHostHook = (h: ForgejoHook): HostHook => ({ id: h.id, type: h.type, active: h.active, events: h.events, ...(h.config === undefined ? {} : { config: h.config }) });
+export const toHostWebhook = (h: ForgejoHook): HostWebhook => ({
+  id: h.id,
+  url: h.config?.["url"] ?? "",
+  active: h.active,
+  events: h.events,
+  ...(h.config?.["content_type"] === undefined ? {} : { contentType: h.config["content_type"] }),
+});
 
 export const toHostRepo = (r: ForgejoRepo): HostRepo => ({
   id: r.id,

@@ -1,140 +1,39 @@
 /**
- * The issue host port: what checkpost needs from the server that holds the session issue (Forgejo
- * today, src/forgejo-client/ is the adapter). Records are neutral and camelCase; the adapter validates the
- * host's answers with zod and maps its field names, so nothing outside the adapter reads the host's
- * wire format. Types only: importing this module runs no code.
+ * The issue host port: what checkpost needs from the server that holds the session issue, by intent
+ * (find the session issue, list comments since, post or edit a record, read and write the dashboard body,
+ * attach, check who may command, verify a delivery). Forgejo's adapter is src/forgejo-client/; a host with
+ * GitHub's behaviour (test/helpers/github-host/) proves the port takes a second one. Records are neutral
+ * and camelCase (src/ports/host-records.ts); each adapter validates its host's answers with zod and maps
+ * its field names, so nothing outside it reads the host's wire format. Types only: importing this module
+ * runs no code.
  */
 import type { Logger } from "pino";
+import type {
+  AttachTarget,
+  CommentWindow,
+  HostAttachment,
+  HostCapabilities,
+  HostComment,
+  HostIssue,
+  HostLabel,
+  HostRepo,
+  HostUser,
+  HostWebhook,
+  IssueBody,
+  IssueWriteAccess,
+  RepoAccess,
+  RepoRef,
+  SessionIssueQuery,
+  WebhookEvent,
+} from "./host-records.ts";
 
-/** owner/repo of the repository holding the session issue. */
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
-
-export interface HostUser {
-  id: number;
-  login: string;
-  /** A site administrator (set when the host says so; absent otherwise). */
-  isAdmin?: boolean;
-}
-
-/** A label, known by its name (hosts number labels differently, or not at all). */
-export interface HostLabel {
-  name: string;
-  color?: string;
-}
-
-export interface HostIssue {
-  id: number;
-  number: number;
-  title: string;
-  /** "" when the issue has no body. */
-  body: string;
-  state: string;
-  htmlUrl: string;
-  /** The login of who opened it. */
-  author: string;
-  labels: HostLabel[];
-  /** How many comments the issue has, when the host says. */
-  commentCount?: number;
-  createdAt: string;
-  updatedAt: string;
-  /** Set while the issue is closed; a chain walk reads the tail of comments from it. */
-  closedAt?: string | null;
-  /** The host lists pull requests among issues unless asked not to. */
-  isPullRequest: boolean;
-}
-
-export interface HostComment {
-  id: number;
-  body: string;
-  /** The login of who wrote it. */
-  author: string;
-  htmlUrl: string;
-  /** The web URL of the issue it is on ("" for a pull request; absent when the host does not say). */
-  issueUrl?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface HostAttachment {
-  id: number;
-  name: string;
-  size: number;
-  createdAt: string;
-  /** Where its bytes are (same host, same token): pass to `downloadAttachment`. */
-  downloadUrl: string;
-}
-
-export interface HostHook {
-  id: number;
-  type: string;
-  active: boolean;
-  events: string[];
-  config?: Record<string, string>;
-}
-
-/** A user's access to a repository, in the port's words: an owner reads as "admin". */
-export type RepoAccess = "admin" | "write" | "read" | "none";
-
-/** Whether a user may write a repository's issues (so may command the bot), as far as the token can tell. */
-export interface IssueWriteAccess {
-  canWrite: boolean;
-  /**
-   * Groups (teams) that may write issues but whose members the token may not read: a user refused may be
-   * in one of them. Empty when the answer is certain.
-   */
-  hiddenGroups: string[];
-}
-
-export interface HostRepo {
-  id: number;
-  fullName: string;
-  private: boolean;
-  /** The token user's access to it, when signed in. */
-  access?: RepoAccess;
-}
-
-export type IssueState = "open" | "closed" | "all";
-export interface IssueQuery {
-  state?: IssueState;
-  /** Comma-separated label names, AND-ed. */
-  labels?: string;
-  /** Free-text search. */
-  q?: string;
-  type?: "issues" | "pulls";
-}
-/**
- * A window of a comment list on the UPDATED time, in ms since the epoch; the host compares whole
- * seconds and includes both ends, so callers dedupe what a boundary second returns twice.
- */
-export interface CommentWindow {
-  /** Updated at or after. */
-  sinceMs?: number;
-  /** Updated at or before (an adapter whose host cannot bound a list above filters the answer itself). */
-  untilMs?: number;
-}
+export type * from "./host-records.ts";
 
 /**
- * What a host can and cannot do, as flags (issue 31): code that needs a feature asks here, never which
- * host it is talking to. A suite case that needs a feature is skipped by the flag, never by host name.
+ * The port by intent (issue 31, item 1): each method says what checkpost needs from the host, not which
+ * endpoint serves it. An adapter maps each onto its host's API; a caller never names a host's route,
+ * field, hook type or permission string.
  */
-export interface HostCapabilities {
-  /** The host keeps a comment's earlier bodies, so an edited record can be audited (Forgejo, GitHub: yes). */
-  editHistory: boolean;
-  /** Files can be attached to an issue through the API: compaction's archives, snapshots (Forgejo: yes; GitHub: no). */
-  attachments: boolean;
-  /** A token can be limited to the one repository (Forgejo 13: no, its scopes are by kind; GitHub's fine-grained tokens: yes). */
-  repositoryScopedTokens: boolean;
-  /** An issue's comment list comes in pages the adapter follows (GitHub: per_page ≤ 100 and Link); Forgejo answers it whole. */
-  pagedCommentLists: boolean;
-  /** A comment list can be bounded above by updated time (`CommentWindow.untilMs`), not only below (GitHub: `since` only). */
-  commentsUntil: boolean;
-  /** A body can be written only if unchanged since it was read. Neither Forgejo nor GitHub: writers re-read instead. */
-  compareAndSetBody: boolean;
-}
-
 export interface IssueHost {
   /** What this host can do (see HostCapabilities). */
   readonly capabilities: HostCapabilities;
@@ -150,49 +49,70 @@ export interface IssueHost {
   version(): Promise<string>;
   currentUser(): Promise<HostUser>;
 
-  listIssues(r: RepoRef, q?: IssueQuery & { page?: number; limit?: number }): Promise<{ issues: HostIssue[]; totalCount: number | null }>;
-  /** Every issue matching `q`, all pages. */
-  listAllIssues(r: RepoRef, q?: IssueQuery): Promise<HostIssue[]>;
-  getIssue(r: RepoRef, index: number): Promise<HostIssue>;
-  /** `labels`: names of labels the repository has (listLabels, createLabel). */
-  createIssue(r: RepoRef, input: { title: string; body?: string; labels?: string[] }): Promise<HostIssue>;
-  editIssue(r: RepoRef, index: number, input: { title?: string; body?: string; state?: "open" | "closed" }): Promise<HostIssue>;
+  // ── The session issue ──
+  /** The issues (never pull requests) matching `q`, every page read, newest first. */
+  findSessionIssues(r: RepoRef, q: SessionIssueQuery): Promise<HostIssue[]>;
+  /** Open an issue; each label is ensured by name first (created when the repository lacks it). */
+  openSessionIssue(r: RepoRef, input: { title: string; body: string; labels?: string[] }): Promise<HostIssue>;
+  /**
+   * Put labels the repository has on an issue, by name; answers the issue's labels. Not ensured here (a
+   * name the repository lacks may be dropped by the host): openSessionIssue ensures the session label.
+   */
+  labelIssue(r: RepoRef, issue: number, labels: string[]): Promise<HostLabel[]>;
+  /** One issue as it is now (its state, labels, closing time: a chain walk, a doctor check). */
+  readIssue(r: RepoRef, issue: number): Promise<HostIssue>;
+  closeIssue(r: RepoRef, issue: number): Promise<HostIssue>;
 
-  /** Every comment of an issue, or those updated within `window`. */
-  listComments(r: RepoRef, index: number, window?: CommentWindow): Promise<HostComment[]>;
-  getComment(r: RepoRef, id: number): Promise<HostComment>;
-  /** retry:false for callers that make the POST exactly-once themselves. */
-  createComment(r: RepoRef, index: number, body: string, opts?: { retry?: boolean }): Promise<HostComment>;
-  editComment(r: RepoRef, id: number, body: string): Promise<HostComment>;
-  deleteComment(r: RepoRef, id: number): Promise<void>;
+  // ── The dashboard body ──
+  /** The issue's body ("" when none), when the issue last changed, and who opened it (no host says who edited a body last). */
+  readIssueBody(r: RepoRef, issue: number): Promise<IssueBody>;
+  /**
+   * Replace the issue's body. NOT a compare-and-set: neither Forgejo's API nor GitHub's can write a body
+   * only if unchanged since read (`capabilities.compareAndSetBody` is false on both), so a person's edit
+   * between a read and this write is lost unless the writer re-reads after writing and merges again
+   * (src/bot/upkeep/dashboard-writer.ts does).
+   */
+  writeIssueBody(r: RepoRef, issue: number, body: string): Promise<IssueBody>;
 
-  listIssueAttachments(r: RepoRef, index: number): Promise<HostAttachment[]>;
-  /** Not retried: a retry after a lost answer would upload twice. */
-  createIssueAttachment(r: RepoRef, index: number, name: string, bytes: Uint8Array, contentType?: string): Promise<HostAttachment>;
+  // ── Records (comments) ──
+  /** The issue's comments, oldest first: all of them, or those updated within `window`. */
+  listCommentsSince(r: RepoRef, issue: number, window?: CommentWindow): Promise<HostComment[]>;
+  /** One comment by id (HostError not-found when deleted). */
+  readRecord(r: RepoRef, id: number): Promise<HostComment>;
+  /** Post a comment. retry:false for callers that make the POST exactly-once themselves. */
+  postRecord(r: RepoRef, issue: number, body: string, opts?: { retry?: boolean }): Promise<HostComment>;
+  editRecord(r: RepoRef, id: number, body: string): Promise<HostComment>;
+  deleteRecord(r: RepoRef, id: number): Promise<void>;
+
+  // ── Attachments (capabilities.attachments; a host without lists none and refuses writes) ──
+  /** Attach a file to the issue or a comment. Not retried: a retry after a lost answer would upload twice. */
+  attach(r: RepoRef, to: AttachTarget, name: string, bytes: Uint8Array, contentType?: string): Promise<HostAttachment>;
+  listAttachments(r: RepoRef, on: AttachTarget): Promise<HostAttachment[]>;
+  /** The bytes of an attachment, by its `downloadUrl` (same host, same token). */
   downloadAttachment(url: string): Promise<Buffer>;
 
-  /** Every label of the repository, all pages. */
-  listLabels(r: RepoRef): Promise<HostLabel[]>;
-  createLabel(r: RepoRef, input: { name: string; color: string; description?: string }): Promise<HostLabel>;
-  /** Add labels by name (the repository has them); answers the issue's labels. */
-  addIssueLabels(r: RepoRef, index: number, labels: string[]): Promise<HostLabel[]>;
-
-  /** Every webhook of the repository, all pages. */
-  listHooks(r: RepoRef): Promise<HostHook[]>;
-  createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook>;
-  deleteHook(r: RepoRef, id: number): Promise<void>;
-
-  /** The repository, with the token user's permissions on it. */
+  // ── Who may do what ──
+  /** The repository, with the token user's access to it. */
   getRepo(r: RepoRef): Promise<HostRepo>;
   /** Every collaborator, all pages. */
   listCollaborators(r: RepoRef): Promise<HostUser[]>;
   /** The user's access to the repository (HostError not-found: no such user; forbidden: the token may not ask). */
   repoAccess(r: RepoRef, user: string): Promise<RepoAccess>;
   /**
-   * Whether the user may write the repository's issues, however the host grants it (a collaborator's
-   * role, a team's rights on issues): who may command the bot. Errors as repoAccess.
+   * Whether the user may command the bot: may write the repository's issues, however the host grants it
+   * (a collaborator's role, a team's rights on issues). Errors as repoAccess.
    */
-  issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess>;
+  mayCommand(r: RepoRef, user: string): Promise<IssueWriteAccess>;
+
+  // ── Webhooks ──
+  /**
+   * Make one active webhook deliver `events` to `url`, signed with `secret`: hooks already delivering to
+   * `url` are replaced (their ids in `replaced`). The host's hook kind and content type are the adapter's.
+   */
+  ensureWebhook(r: RepoRef, input: { url: string; secret: string; events: readonly WebhookEvent[] }): Promise<{ webhook: HostWebhook; replaced: number[] }>;
+  /** Every webhook of the repository (repository admins only, on most hosts). */
+  listWebhooks(r: RepoRef): Promise<HostWebhook[]>;
+  removeWebhook(r: RepoRef, id: number): Promise<void>;
 }
 
 /** The issue a webhook delivery is about, as the delivery carries it. */
@@ -264,6 +184,22 @@ export interface HostDefinition {
   /** The name CHECKPOST_HOST selects it by, e.g. "forgejo". */
   readonly name: string;
   readonly capabilities: HostCapabilities;
-  /** The adapter, the API root its webhook deliveries name the instance by, and its payload reader. */
-  open(settings: HostSettings): { api: IssueHost; apiUrl: string; readDelivery: ReadDelivery };
+  /**
+   * Why a webhook delivery is not authentic, or null when it is: the host says which header carries its
+   * signature and how it is made. `headers` as node:http gives them (lower-case names).
+   */
+  verifyDelivery(headers: DeliveryHeaders, rawBody: Buffer | string, secret: string): string | null;
+  /** The adapter, the API root its webhook deliveries name the instance by, its payload reader and verifier. */
+  open(settings: HostSettings): OpenedHost;
+}
+
+/** Request headers as node:http gives them: lower-case names. */
+export type DeliveryHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** A host opened by its HostDefinition. */
+export interface OpenedHost {
+  api: IssueHost;
+  apiUrl: string;
+  readDelivery: ReadDelivery;
+  verifyDelivery: HostDefinition["verifyDelivery"];
 }

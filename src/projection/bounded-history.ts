@@ -67,7 +67,7 @@ export const seal = (s: ProjectionState, k: KeyState) => {
   if (hot === undefined || k.stale || k.ids.length <= 2 * hot) return;
   let n = k.ids.length - hot;
   for (let i = n; i < k.ids.length; i++) {
-    const r = s.live.get(k.ids[i] as number)?.record;
+    const r = s.live.record(k.ids[i] as number);
     if (r?.kind === "control" && CONTROLS.byName(r.control.action)?.target) {
       const j = indexOfSorted(k.ids, r.control.target ?? 0);
       if (j >= 0 && j < n) n = j;
@@ -80,6 +80,7 @@ export const seal = (s: ProjectionState, k: KeyState) => {
     batch.push(held.record as StoredRecord);
     held.record = null;
     held.cold = k;
+    s.live.set(id, held);
     k.coldIds.push(id);
   }
   k.ids.splice(0, n);
@@ -93,7 +94,7 @@ export const hydrate = (s: ProjectionState, key: string, comments: readonly Rest
   if (!k?.stale) return;
   const records: StoredRecord[] = [];
   for (const id of k.ids) {
-    const r = live.get(id)?.record;
+    const r = live.record(id);
     if (r) records.push(r);
   }
   const cold = new Set(k.coldIds);
@@ -112,12 +113,12 @@ export const hydrate = (s: ProjectionState, key: string, comments: readonly Rest
     const r = toStoredRecord(cr, held.version, ctx);
     held.cold = null;
     held.record = r?.key === key ? r : null;
+    live.set(c.id, held);
     if (held.record) records.push(held.record);
   }
   // Dropped ids the caller did not give back are left out of the entry (their comments stay counted).
   for (const id of k.coldIds) {
-    const held = live.get(id);
-    if (held?.cold === k) held.cold = null;
+    if (live.coldOf(id) === k) live.setCold(id, null);
   }
   records.sort((a, b) => a.commentId - b.commentId);
   Object.assign(k, { ids: records.map((r) => r.commentId), derived: null, fold: null, sealedUpTo: 0, coldIds: [], tombIds: [], stale: false });
@@ -137,7 +138,7 @@ export const sealedState = (s: ProjectionState): SealedState => {
     if (!k.fold || k.stale) continue;
     const cold: [number, number, string, boolean][] = [];
     for (const id of k.coldIds) {
-      const v = s.live.get(id)?.version;
+      const v = s.live.version(id);
       if (v) cold.push([id, v.updatedMs, v.hash, v.multi]);
     }
     entries.push({ key: k.key, agent: k.agent, session: k.session, sealedUpTo: k.sealedUpTo, fold: { ...k.fold, firstById: [...k.fold.firstById] }, cold });

@@ -91,6 +91,7 @@ export const upsert = (s: ProjectionState, c: CommentRecord, knownHash?: string,
       if (!newlyMulti) return false;
       held.version.multi = true;
       markDirty(s, held.record, held);
+      s.live.set(c.id, held);
       return true;
     }
     held.version = { updatedMs, hash, multi: held.version.multi || newlyMulti };
@@ -100,6 +101,7 @@ export const upsert = (s: ProjectionState, c: CommentRecord, knownHash?: string,
     const next = store(s, c, held.version);
     held.record = next.record;
     held.note = next.note;
+    s.live.set(c.id, held);
     if (held.record) attach(s, held.record);
     addNote(s, held.note, c);
   } else {
@@ -137,11 +139,8 @@ export const remove = (s: ProjectionState, id: number): boolean => {
 
 export const refreshWatermark = (s: ProjectionState) => {
   if (!s.watermarkDirty) return;
-  s.maxId = 0;
-  s.maxUpdatedMs = Number.NEGATIVE_INFINITY;
-  for (const [id, h] of s.live) {
-    if (id > s.maxId) s.maxId = id;
-    if (h.version.updatedMs > s.maxUpdatedMs) s.maxUpdatedMs = h.version.updatedMs;
-  }
+  const { maxId, maxUpdatedMs } = s.live.maxima();
+  s.maxId = maxId;
+  s.maxUpdatedMs = maxUpdatedMs;
   s.watermarkDirty = false;
 };

@@ -16,7 +16,7 @@ export const MAX_UNTRUSTED_AUTHORS_LISTED = 100;
 
 const derived = (s: ProjectionState, k: KeyState): DerivedEntry => {
   if (!k.derived) {
-    const records = k.ids.map((id) => s.live.get(id)?.record).filter((r): r is StoredRecord => r != null);
+    const records = k.ids.map((id) => s.live.record(id)).filter((r): r is StoredRecord => r != null);
     // A stale entry is served from its last fold and held records until `hydrate` (best effort, briefly).
     k.derived = k.fold ? finishFold(foldRecords(cloneFold(k.fold), records, s.derive)) : deriveEntry(k.agent, k.session, records, s.derive);
   }

@@ -5,6 +5,7 @@ import { bodyHash } from "./body-hash.ts";
 import type { TrustPolicy } from "./comment-event.ts";
 import type { DerivedEntry, DeriveOptions, EntryFold } from "./derive-entry.ts";
 import { DEFAULT_LEGACY_WRITERS } from "./legacy-writers.ts";
+import { LiveComments } from "./live-comments.ts";
 import type { Anomaly } from "./projection-snapshot.ts";
 import type { RecordContext, StoredRecord, Version } from "./stored-comment.ts";
 
@@ -105,7 +106,7 @@ export interface ProjectionState {
   hot: number | undefined;
   /** Fingerprint of what the folds depend on (see SealedState's `policy`). */
   policyPrint: string;
-  live: Map<number, Held>;
+  live: LiveComments<KeyState, Held>;
   untrustedAuthors: Map<string, AuthorTally>;
   tombs: Map<number, Tomb>;
   keys: Map<string, KeyState>;
@@ -113,8 +114,8 @@ export interface ProjectionState {
   maxId: number;
   maxUpdatedMs: number;
   watermarkDirty: boolean;
-  /** From restoreSealed until restoreDone: comment id → the entry it was folded into, and its digest. */
-  pendingCold: Map<number, { k: KeyState; updatedMs: number; hash: string; multi: boolean }> | null;
+  /** From restoreSealed until restoreDone: the folded comments' versions, each with the entry it was folded into (`coldOf`). */
+  pendingCold: LiveComments<KeyState, Held> | null;
 }
 
 /** An empty projection's state. Reads no clock. */
@@ -139,7 +140,7 @@ export function createProjectionState(policy: TrustPolicy, options: ProjectionOp
     maxBodyBytes,
     hot,
     policyPrint,
-    live: new Map(),
+    live: new LiveComments(),
     untrustedAuthors: new Map(),
     tombs: new Map(),
     keys: new Map(),

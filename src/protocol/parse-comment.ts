@@ -27,7 +27,8 @@ export const DEFAULT_READER_LIMITS: ReaderLimits = { maxBodyBytes: 1024 * 1024, 
 export function parseComment<Ks extends readonly AnyCommentKind[] = ProtocolKinds>(body: unknown, limits: Partial<ReaderLimits> = {}, registry?: KindRegistry<Ks>): ParsedFor<Ks> {
   type Parsed = ParsedFor<Ks>;
   if (typeof body !== "string") return { kind: "none" };
-  const { maxBodyBytes, maxJsonDepth } = { ...DEFAULT_READER_LIMITS, ...limits };
+  const maxBodyBytes = limits.maxBodyBytes ?? DEFAULT_READER_LIMITS.maxBodyBytes;
+  const maxJsonDepth = limits.maxJsonDepth ?? DEFAULT_READER_LIMITS.maxJsonDepth;
   const kinds = (registry ?? PROTOCOL_KINDS) as KindRegistry;
 
   // Cheap rejection first: most comments on the issue are not ours.
@@ -126,17 +127,6 @@ function blockLineKind(text: string, start: number, end: number): 0 | 1 | 2 {
 function splitBody(text: string, pos: number, known: ReadonlyMap<string, string>): { headers: Map<string, string>; json: string | null } {
   const headers = new Map<string, string>();
   let json: string | null = null;
-  const takeHeader = (line: string) => {
-    // "s": a value may hold U+2028/U+2029, which "." would not match (lines are already split on \n).
-    const m = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/s.exec(line);
-    if (!m) return;
-    const key = known.get((m[1] as string).trim().toLowerCase());
-    if (!key) return;
-    const value = (m[2] as string).trim();
-    const prev = headers.get(key);
-    if (prev !== undefined && prev !== value) throw new Invalid(`conflicting "${m[1]}:" lines ("${prev}" and "${value}")`);
-    headers.set(key, value);
-  };
   while (pos <= text.length) {
     const nl = text.indexOf("\n", pos);
     const end = nl < 0 ? text.length : nl;
@@ -165,17 +155,47 @@ function splitBody(text: string, pos: number, known: ReadonlyMap<string, string>
       pos = resume;
       continue;
     }
-    takeHeader(line);
+    takeHeader(line, known, headers);
     pos = end + 1;
   }
   return { headers, json };
+}
+
+// "s": a value may hold U+2028/U+2029, which "." would not match (lines are already split on \n).
+const HEADER_LINE = /^\s*([A-Za-z][A-Za-z ]{0,15}):(.*)$/s;
+
+/** One header line into `headers` (a module function, not a closure made for every comment). */
+function takeHeader(line: string, known: ReadonlyMap<string, string>, headers: Map<string, string>): void {
+  const m = HEADER_LINE.exec(line);
+  if (!m) return;
+  const key = known.get((m[1] as string).trim().toLowerCase());
+  if (!key) return;
+  const value = (m[2] as string).trim();
+  const prev = headers.get(key);
+  if (prev !== undefined && prev !== value) throw new Invalid(`conflicting "${m[1]}:" lines ("${prev}" and "${value}")`);
+  headers.set(key, value);
+}
+
+/**
+ * Whether `text` holds more than `max` opening brackets. Nesting can only go as deep as there are
+ * "{" and "[", so a block with few of them (most checkpoints) skips the character-by-character
+ * depth scan below, which was half of parseComment's time (docs/benchmarks.md, "Issue 32, third round").
+ * indexOf runs in native code; this stops counting at max + 1.
+ */
+function moreBracketsThan(text: string, max: number): boolean {
+  let n = 0;
+  for (const b of ["{", "["]) {
+    for (let i = text.indexOf(b); i >= 0; i = text.indexOf(b, i + 1)) if (++n > max) return true;
+  }
+  return false;
 }
 
 /** JSON.parse after a linear pre-scan bounding the nesting depth (deep input must not blow the stack). */
 function parseJson(text: string, maxDepth: number): JsonValue {
   let depth = 0;
   let inString = false;
-  for (let k = 0; k < text.length; k++) {
+  const scan = moreBracketsThan(text, maxDepth);
+  for (let k = 0; scan && k < text.length; k++) {
     const c = text.charCodeAt(k);
     if (inString) {
       if (c === 92) k++;

@@ -112,7 +112,7 @@ export const ONE_READ_MAX_ID_GAP = 32;
  */
 export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnswer> {
   const { api, repo, issue } = input;
-  const meta = input.issueMeta ?? (await api.getIssue(repo, issue));
+  const meta = input.issueMeta ?? (await api.readIssue(repo, issue));
   const policy = await input.policy;
   const full = async (): Promise<ColdResumeAnswer> =>
     input.fullRead === false
@@ -142,7 +142,7 @@ export async function coldResume(input: ColdResumeInput): Promise<ColdResumeAnsw
 export async function coldResumeFromHint(input: ColdResumeInput & { indexHint: ResumeIndexRef }): Promise<ColdResumeAnswer | null> {
   const sinceMs = Date.parse(input.indexHint.since);
   if (Number.isNaN(sinceMs)) return null;
-  const comments = await input.api.listComments(input.repo, input.issue, { sinceMs });
+  const comments = await input.api.listCommentsSince(input.repo, input.issue, { sinceMs });
   const policy = await input.policy;
   const trusted = trustedSet(policy);
   // Rolled over since: the open head is elsewhere (the caller follows the chain from the issue).
@@ -184,10 +184,10 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
   const oneRead = !Number.isNaN(atMs) && entry !== undefined && (index.watermark - entry.commentId <= ONE_READ_MAX_ID_GAP || Math.floor(atMs / 1000) >= Math.floor(tailSinceMs / 1000));
   const sinceMs = oneRead ? Math.min(tailSinceMs, atMs) : tailSinceMs;
   // The index comment came with the tail already: what it lacks is fetched by id below.
-  const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listComments(repo, issue, { sinceMs });
+  const tail = found.listed ? Promise.resolve(found.listed.comments) : api.listCommentsSince(repo, issue, { sinceMs });
   tail.catch(() => {}); // awaited below; never an unhandled rejection if we leave early
   // Not recent: fetch the pointed comment beside the tail (same round trip).
-  const pointedFetch = entry && !oneRead && !found.listed ? api.getComment(repo, entry.commentId) : null;
+  const pointedFetch = entry && !oneRead && !found.listed ? api.readRecord(repo, entry.commentId) : null;
   pointedFetch?.catch(() => {});
   const listed = await tail;
   const byId = new Map(listed.map((c) => [c.id, c]));
@@ -196,7 +196,7 @@ async function fromIndex(input: ColdResumeInput, policy: TrustPolicy, found: Fou
     const held = byId.get(id);
     if (held) return held;
     try {
-      return await (fetched ?? api.getComment(repo, id));
+      return await (fetched ?? api.readRecord(repo, id));
     } catch (e) {
       if (e instanceof HostError && e.reason === "not-found") return null;
       throw e;
@@ -288,7 +288,7 @@ async function locateIndex(input: ColdResumeInput, meta: { body: string; updated
   const ref = extractResumeIndexRef(meta.body);
   if (!ref) return null;
   const sinceMs = Date.parse(ref.since);
-  const comments = await input.api.listComments(input.repo, input.issue, { sinceMs });
+  const comments = await input.api.listCommentsSince(input.repo, input.issue, { sinceMs });
   const holder = comments.find((c) => c.id === ref.comment && trusted.has(c.author.toLowerCase()));
   const index = holder ? extractResumeIndexFromComment(holder.body, signing ? { signing } : {}) : null;
   return holder && index ? { index, writtenAt: holder.updatedAt, listed: { comments, sinceMs }, ref } : null;

@@ -41,14 +41,11 @@ export function isSessionIssue(issue: { title: string; labels?: { name: string }
  * with a lowered MAX_RESPONSE_ITEMS answers shorter pages than asked for, so a short page is not the end.
  */
 export async function listSessionIssues(api: IssueHost, repo: RepoRef, opts: { title: string; label: string }): Promise<HostIssue[]> {
-  const issues = await api.listAllIssues(repo, { state: "open", labels: opts.label, type: "issues" });
-  return issues.filter((issue) => isSessionIssue(issue, opts)).sort((a, b) => b.number - a.number);
+  return api.findSessionIssues(repo, { state: "open", title: opts.title, label: opts.label });
 }
 
 async function createIssue(api: IssueHost, repo: RepoRef, opts: LocateOptions): Promise<HostIssue> {
-  const labels = await api.listLabels(repo);
-  if (!labels.some((l) => l.name === opts.label)) await api.createLabel(repo, { name: opts.label, color: "#0075ca", description: "Automated agent session state" });
-  return api.createIssue(repo, {
+  return api.openSessionIssue(repo, {
     title: opts.title,
     body: "Session state for automated agents: checkpoints (`[CHECKPOINT]`) and health signals (`[HEALTH]`) are posted as comments below.",
     labels: [opts.label],

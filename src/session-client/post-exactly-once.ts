@@ -16,12 +16,12 @@ export async function postExactlyOnce(api: IssueHost, repo: RepoRef, issue: numb
   let unknown = false;
   return api.withRetry(async () => {
     if (unknown && firstAttemptServerMs !== null) {
-      const found = (await api.listComments(repo, issue, { sinceMs: firstAttemptServerMs - LOOKBACK_MS })).find((c) => c.body.includes(marker));
+      const found = (await api.listCommentsSince(repo, issue, { sinceMs: firstAttemptServerMs - LOOKBACK_MS })).find((c) => c.body.includes(marker));
       if (found) return found;
     }
     firstAttemptServerMs ??= now() + api.serverClockOffsetMs;
     try {
-      return await api.createComment(repo, issue, body, { retry: false });
+      return await api.postRecord(repo, issue, body, { retry: false });
     } catch (e) {
       unknown ||= api.isOutcomeUnknown(e);
       throw e;

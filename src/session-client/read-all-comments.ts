@@ -54,11 +54,11 @@ export async function readAllComments(api: IssueHost, repo: RepoRef, issue: numb
  */
 export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: number, onBatch: (comments: HostComment[]) => void | Promise<void>, options: ReadAllOptions = {}): Promise<number> {
   const windowSize = options.windowSize ?? 2000;
-  const meta = options.issueMeta ?? (await api.getIssue(repo, issue));
+  const meta = options.issueMeta ?? (await api.readIssue(repo, issue));
   const hostNow = () => (options.now ?? systemMs)() + api.serverClockOffsetMs;
   if ((meta.commentCount ?? Number.POSITIVE_INFINITY) <= windowSize) {
     const sentAt = hostNow();
-    await onBatch(await api.listComments(repo, issue));
+    await onBatch(await api.listCommentsSince(repo, issue));
     return sentAt;
   }
 
@@ -76,11 +76,11 @@ export async function forEachCommentBatch(api: IssueHost, repo: RepoRef, issue: 
   const worker = async () => {
     while (next < bounds.length) {
       const [a, b] = bounds[next++] as [number, number];
-      await onBatch(await api.listComments(repo, issue, { sinceMs: a * 1000, untilMs: b * 1000 }));
+      await onBatch(await api.listCommentsSince(repo, issue, { sinceMs: a * 1000, untilMs: b * 1000 }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 2, bounds.length) }, worker));
   const sentAt = hostNow();
-  await onBatch(await api.listComments(repo, issue, { sinceMs: scanStart * 1000 }));
+  await onBatch(await api.listCommentsSince(repo, issue, { sinceMs: scanStart * 1000 }));
   return sentAt;
 }

@@ -177,7 +177,7 @@ export class SessionStore {
     const issue = await this.issueNumber();
     // Beside the POST (same latency): is the issue still the open head of the chain? With checkDirective,
     // the same read answers the directive by the same decision `resume` makes (the index plus the tail).
-    const headRead = opts.checkDirective || this.headCheckDue() ? this.o.api.getIssue(this.repo, issue) : null;
+    const headRead = opts.checkDirective || this.headCheckDue() ? this.o.api.readIssue(this.repo, issue) : null;
     headRead?.catch(() => {}); // awaited below; never an unhandled rejection while the POST runs
     const marker = `\nId: ${cp.id}\n`;
     let comment = await postExactlyOnce(this.o.api, this.repo, issue, body, marker);
@@ -249,7 +249,7 @@ export class SessionStore {
   /** Read the session issue and follow the chain to its open head. */
   async head(): Promise<HostIssue> {
     const issue = await this.issueNumber();
-    return (await this.followChain(await this.o.api.getIssue(this.repo, issue))).head;
+    return (await this.followChain(await this.o.api.readIssue(this.repo, issue))).head;
   }
 
   /** Post a `[HEALTH]` signal (retried; a duplicate health signal is harmless). */
@@ -258,7 +258,7 @@ export class SessionStore {
     // The same cap as checkpoints: readers reject larger comments, so posting one only loses it.
     this.checkSize(body, input.metrics, "health signal");
     const issue = await this.issueNumber();
-    const comment = await this.o.api.createComment(this.repo, issue, body);
+    const comment = await this.o.api.postRecord(this.repo, issue, body);
     return { comment_id: comment.id, issue, html_url: comment.htmlUrl };
   }
 
@@ -340,7 +340,7 @@ export class SessionStore {
     const policy = await this.policy();
     const trusted = new Set([...policy.trustedAuthors].map((a) => a.toLowerCase()));
     const since = Date.parse(saved.checkpoint.timestamp ?? "") - 60_000;
-    const recent = await this.o.api.listComments(this.repo, saved.issue, Number.isNaN(since) ? {} : { sinceMs: since });
+    const recent = await this.o.api.listCommentsSince(this.repo, saved.issue, Number.isNaN(since) ? {} : { sinceMs: since });
     return recent.some((c) => {
       if (c.id >= saved.comment_id || !trusted.has(c.author.toLowerCase())) return false;
       const p = parseComment(c.body);
@@ -365,7 +365,7 @@ export class SessionStore {
   /** The cold path: read the issue (following the chain to its open head), then the index and tail, or every comment. */
   private async resumeCold(first: number, policy: Promise<TrustPolicy>, agent: string, session: string, named: NamedPhaseMap | null): Promise<ColdResumeAnswer> {
     // The open head of the chain: one read when the remembered issue is still open (coldResume reuses it).
-    const { head } = await this.followChain(await this.o.api.getIssue(this.repo, first));
+    const { head } = await this.followChain(await this.o.api.readIssue(this.repo, first));
     const issue = head.number;
     let meta: HostIssue | undefined = head;
     const read = (p: ReturnType<SessionStore["policy"]>) => {

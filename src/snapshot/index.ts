@@ -5,7 +5,6 @@ export { restoreSnapshot } from "./restore-snapshot.ts";
 export type { RestoreSnapshotOptions, RestoreSnapshotResult, RestoredFile } from "./restore-snapshot.ts";
 export { readSnapshotHistory } from "./snapshot-history.ts";
 export type { SnapshotComment, SnapshotHistory } from "./snapshot-history.ts";
-export type { SnapshotHost, CommentAttachments } from "./snapshot-host.ts";
 export { DEFAULT_SNAPSHOT_SETTINGS } from "./snapshot-settings.ts";
 export type { SnapshotSettings } from "./snapshot-settings.ts";
 export { parseStateKey } from "./core/state-key.ts";

@@ -1,4 +1,4 @@
-import type { HostAttachment, RepoRef } from "../ports/issue-host.ts";
+import type { HostAttachment, IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { HostError } from "../errors.ts";
 import type { ChunkRef, Manifest } from "./core/manifest.ts";
 import { ManifestSchema } from "./core/manifest.ts";
@@ -6,7 +6,6 @@ import { chunkName, unseal } from "./core/seal.ts";
 import { SnapshotKeyError, SnapshotOutOfSyncError } from "./core/snapshot-errors.ts";
 import type { StateKey } from "./core/state-key.ts";
 import type { SnapshotComment } from "./snapshot-history.ts";
-import type { SnapshotHost } from "./snapshot-host.ts";
 
 /** The attachment name of a chunk: its content address, with an extension Forgejo's default ALLOWED_TYPES accepts. */
 export const chunkFileName = (name: string) => `${name}.txt`;
@@ -15,7 +14,7 @@ export const chunkFileName = (name: string) => `${name}.txt`;
 export class PartsIndex {
   private readonly byComment = new Map<number, Promise<Map<string, HostAttachment> | null>>();
   constructor(
-    private readonly api: SnapshotHost,
+    private readonly api: IssueHost,
     private readonly repo: RepoRef,
   ) {}
 
@@ -23,7 +22,7 @@ export class PartsIndex {
   async find(id: number, name: string): Promise<HostAttachment | null> {
     let p = this.byComment.get(id);
     if (!p) {
-      p = this.api.listCommentAttachments(this.repo, id).then(
+      p = this.api.listAttachments(this.repo, { comment: id }).then(
         (list) => new Map(list.map((a) => [a.name, a])),
         (e: unknown) => {
           if (e instanceof HostError && e.reason === "not-found") return null;
@@ -37,7 +36,7 @@ export class PartsIndex {
 }
 
 /** Read and check a snapshot's manifest; its absence is "out of sync", never a fresh start. */
-export async function loadManifest(api: SnapshotHost, snap: SnapshotComment, keys: readonly StateKey[], parts: PartsIndex): Promise<Manifest> {
+export async function loadManifest(api: IssueHost, snap: SnapshotComment, keys: readonly StateKey[], parts: PartsIndex): Promise<Manifest> {
   const s = snap.snapshot;
   const where = `the snapshot of ${s.agent} (session ${s.session}) in comment ${snap.commentId} of issue #${snap.issue}`;
   const att = await parts.find(s.manifestComment, s.manifest);
@@ -60,7 +59,7 @@ export async function loadManifest(api: SnapshotHost, snap: SnapshotComment, key
 }
 
 /** One chunk's plain bytes, checked against its content address. */
-export async function fetchChunk(api: SnapshotHost, ref: ChunkRef, att: HostAttachment, keys: readonly StateKey[]): Promise<Buffer> {
+export async function fetchChunk(api: IssueHost, ref: ChunkRef, att: HostAttachment, keys: readonly StateKey[]): Promise<Buffer> {
   const raw = await api.downloadAttachment(att.downloadUrl);
   const key = ref.k === undefined ? null : (keys.find((k) => k.id === ref.k) ?? null);
   if (ref.k !== undefined && !key)

@@ -1,10 +1,9 @@
-import type { RepoRef } from "../ports/issue-host.ts";
+import type { IssueHost, RepoRef } from "../ports/issue-host.ts";
 import { HostError } from "../errors.ts";
 import type { Manifest } from "./core/manifest.ts";
 import type { StateKey } from "./core/state-key.ts";
 import { type PartsIndex, loadManifest } from "./manifest-io.ts";
 import type { SnapshotComment, SnapshotHistory } from "./snapshot-history.ts";
-import type { SnapshotHost } from "./snapshot-host.ts";
 
 /**
  * Retention: keep the newest `keep` snapshots of the agent+session (the one just posted first) and the
@@ -13,7 +12,7 @@ import type { SnapshotHost } from "./snapshot-host.ts";
  * newer than the one just written are left alone: another save may be writing them.
  */
 export async function pruneSnapshots(o: {
-  api: SnapshotHost;
+  api: IssueHost;
   repo: RepoRef;
   keep: number;
   mine: { snap: SnapshotComment; manifest: Manifest };
@@ -44,7 +43,7 @@ export async function pruneSnapshots(o: {
   let deleted = 0;
   const del = async (id: number) => {
     try {
-      await o.api.deleteComment(o.repo, id);
+      await o.api.deleteRecord(o.repo, id);
       deleted++;
     } catch (e) {
       if (!(e instanceof HostError && e.reason === "not-found")) throw e;

@@ -2,21 +2,20 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readdir, rename, rm, utimes } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { SessionStore } from "../session-client/index.ts";
-import type { HostAttachment } from "../ports/issue-host.ts";
+import type { HostAttachment, IssueHost } from "../ports/issue-host.ts";
 import type { ChunkRef, FileEntry } from "./core/manifest.ts";
 import { decideRestore } from "./core/restore-decision.ts";
 import { SnapshotOutOfSyncError } from "./core/snapshot-errors.ts";
 import { readFileState } from "./local-file.ts";
 import { PartsIndex, chunkFileName, fetchChunk, loadManifest } from "./manifest-io.ts";
 import { readSnapshotHistory } from "./snapshot-history.ts";
-import type { SnapshotHost } from "./snapshot-host.ts";
 import { restoredPath } from "./snapshot-paths.ts";
 import type { SnapshotSettings } from "./snapshot-settings.ts";
 import { createHash } from "node:crypto";
 
 export interface RestoreSnapshotOptions {
   store: SessionStore;
-  api: SnapshotHost;
+  api: IssueHost;
   agent: string;
   session: string;
   /** Files are written under this folder at the paths they were saved under. */
@@ -121,7 +120,7 @@ async function removeStaleTemps(dest: string): Promise<void> {
 }
 
 /** Download, check and write one file to `temp` (fsynced, its mode and mtime as saved). */
-async function writeWhole(api: SnapshotHost, f: FileEntry, atts: HostAttachment[], keys: Parameters<typeof fetchChunk>[3], temp: string): Promise<void> {
+async function writeWhole(api: IssueHost, f: FileEntry, atts: HostAttachment[], keys: Parameters<typeof fetchChunk>[3], temp: string): Promise<void> {
   const fh = await open(temp, "wx", 0o600);
   const hash = createHash("sha256");
   try {

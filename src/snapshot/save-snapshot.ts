@@ -1,3 +1,4 @@
+import type { IssueHost } from "../ports/issue-host.ts";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,13 +20,12 @@ import { pruneSnapshots } from "./prune-snapshots.ts";
 import { backupSqlite } from "./sqlite-backup.ts";
 import type { SnapshotComment } from "./snapshot-history.ts";
 import { readSnapshotHistory } from "./snapshot-history.ts";
-import type { SnapshotHost } from "./snapshot-host.ts";
 import { storedPath } from "./snapshot-paths.ts";
 import type { SnapshotSettings } from "./snapshot-settings.ts";
 
 export interface SaveSnapshotOptions {
   store: SessionStore;
-  api: SnapshotHost;
+  api: IssueHost;
   agent: string;
   session: string;
   /** Files (JSONL transcripts and others): a file that extends its stored version uploads only its new tail. */
@@ -150,11 +150,11 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshot
     // Chunks already stored (any file of the last snapshot), by key and content address.
     const stored = new Map<string, ChunkRef>();
     for (const f of prev?.files ?? []) for (const c of f.chunks) stored.set(`${c.k ?? ""}/${c.n}`, c);
-    const partsComment = await api.createComment(repo, hist.head.number, partsCommentBody(o.agent, o.session), { retry: false });
+    const partsComment = await api.postRecord(repo, hist.head.number, partsCommentBody(o.agent, o.session), { retry: false });
     let uploaded = 0;
     const upload = async (name: string, bytes: Uint8Array) => {
       const sent = st.key ? seal(st.key, bytes) : bytes;
-      await api.createCommentAttachment(repo, partsComment.id, name, sent, "application/octet-stream");
+      await api.attach(repo, { comment: partsComment.id }, name, sent, "application/octet-stream");
       uploaded += sent.length;
     };
     const files: FileEntry[] = [];

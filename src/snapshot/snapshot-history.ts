@@ -1,11 +1,10 @@
 import { followablePredecessor } from "../chain/chain-rules.ts";
-import type { HostComment, HostIssue } from "../ports/issue-host.ts";
+import type { HostComment, HostIssue, IssueHost } from "../ports/issue-host.ts";
 import { parseComment } from "../protocol/index.ts";
 import type { Snapshot } from "../protocol/index.ts";
 import type { SessionStore } from "../session-client/index.ts";
 import { readAllComments } from "../session-client/read-all-comments.ts";
 import { partsCommentOf } from "./core/parts-comment.ts";
-import type { SnapshotHost } from "./snapshot-host.ts";
 
 export interface SnapshotComment {
   commentId: number;
@@ -35,7 +34,7 @@ export interface SnapshotHistory {
  * older ones on closed issues, which stay readable), until `want` live snapshots are found or the chain
  * ends. Only comments of trusted authors count; an edited [SNAPSHOT] comment is ignored.
  */
-export async function readSnapshotHistory(store: SessionStore, api: SnapshotHost, agent: string, session: string, want: number): Promise<SnapshotHistory> {
+export async function readSnapshotHistory(store: SessionStore, api: IssueHost, agent: string, session: string, want: number): Promise<SnapshotHistory> {
   const [head, policy] = await Promise.all([store.head(), store.policy()]);
   const trusted = policy.trustedAuthors;
   const comments: { issue: number; c: HostComment }[] = [];
@@ -50,7 +49,7 @@ export async function readSnapshotHistory(store: SessionStore, api: SnapshotHost
     const live = comments.filter(({ c }) => isSnapshotOf(c, agent, session, trusted)).length;
     if (live >= want) break;
     const prev = followablePredecessor(issue, { title: head.title, trusted });
-    issue = prev === null ? null : await api.getIssue(store.repo, prev);
+    issue = prev === null ? null : await api.readIssue(store.repo, prev);
   }
   comments.sort((a, b) => a.c.id - b.c.id);
   let fence = 0;

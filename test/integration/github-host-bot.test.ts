@@ -8,7 +8,7 @@ import { type Bot, createBot } from "../../src/bot/create-bot.ts";
 import { defaultBotConfig } from "../../src/config/bot-env.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, SessionStore } from "../../src/session-client/index.ts";
 import { TIMERS_OFF } from "../helpers/bot-world.ts";
-import { GitHubHost, readGitHubDelivery } from "../helpers/github-host/github-host.ts";
+import { GitHubHost, readGitHubDelivery, verifyGitHubDelivery } from "../helpers/github-host/github-host.ts";
 import { GitHubRest } from "../helpers/github-host/github-rest.ts";
 
 const repo = { owner: "agent", repo: "work" };
@@ -33,7 +33,7 @@ describe("the bot on a host with GitHub's behaviour", () => {
     const config = { ...defaultBotConfig({ url: "https://github.test", token: botUser.token }, [repo]), trustedAuthors: ["agent"], webhookSecret: SECRET, port: 0, ...TIMERS_OFF, retries: 0 };
     bot = await createBot(config, {
       logger: pino({ level: "silent" }),
-      host: { api: host(botUser.token), apiUrl: rest.apiUrl, readDelivery: readGitHubDelivery },
+      host: { api: host(botUser.token), apiUrl: rest.apiUrl, readDelivery: readGitHubDelivery, verifyDelivery: verifyGitHubDelivery },
       store: createMemoryProjectionStore(),
     });
 

@@ -3,13 +3,12 @@
 // with their headers, signed deliveries, no attachment API. The IssueHost contract itself runs on it
 // in issue-host-contract.test.ts.
 import { describe, expect, it } from "vitest";
-import { signatureProblem } from "../../src/bot/ingest/delivery-receiver.ts";
 import { ArchivesOffError, compactHealth } from "../../src/compaction/compact-health.ts";
 import { HostError, SessionChainError } from "../../src/errors.ts";
 import { continuedInComment, continuesLine } from "../../src/chain/chain-links.ts";
 import { formatCheckpoint, IMPLEMENTATION_WORKER_PHASE_MAP } from "../../src/protocol/index.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE, readAllComments, SessionStore, type SessionStoreOptions } from "../../src/session-client/index.ts";
-import { GitHubHost } from "../helpers/github-host/github-host.ts";
+import { GitHubHost, verifyGitHubDelivery } from "../helpers/github-host/github-host.ts";
 import { GitHubRest } from "../helpers/github-host/github-rest.ts";
 
 const repo = { owner: "agent", repo: "work" };
@@ -188,11 +187,11 @@ describe("what GitHub lacks and how it signs", () => {
     expect(g.rest.comments.has(old.id)).toBe(true);
   });
 
-  it("signs a delivery with X-Hub-Signature-256, which the bot's check accepts, and only that", () => {
+  it("signs a delivery with X-Hub-Signature-256, which the host's verifyDelivery accepts, and only that", () => {
     const d = GitHubRest.delivery("issue_comment", { action: "created" }, "s3cret");
     expect(Object.keys(d.headers).filter((h) => h.startsWith("x-forgejo"))).toEqual([]);
     expect(d.headers["x-github-event"]).toBe("issue_comment");
-    expect(signatureProblem(d.body, d.headers["x-hub-signature-256"], "s3cret")).toBeNull();
-    expect(signatureProblem(d.body, d.headers["x-hub-signature-256"], "other")).not.toBeNull();
+    expect(verifyGitHubDelivery(d.headers, d.body, "s3cret")).toBeNull();
+    expect(verifyGitHubDelivery(d.headers, d.body, "other")).not.toBeNull();
   });
 });

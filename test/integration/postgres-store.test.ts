@@ -5,7 +5,7 @@ import pg from "pg";
 import { PostgresProjectionStore } from "../../src/bot-state/postgres/postgres-projection-store.ts";
 import { StoreUnavailableError } from "../../src/bot-state/postgres/store-unavailable-error.ts";
 import { StaleLeaseError } from "../../src/bot-state/index.ts";
-import type { CommentEvent } from "../../src/projection/index.ts";
+import type { AgentEntry, CommentEvent } from "../../src/projection/index.ts";
 import { testPostgres } from "../helpers/test-postgres.ts";
 
 const server = testPostgres();
@@ -76,6 +76,78 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it("concurrent new comments are written together (group commit): every one stored, each issue's watermark advanced once per batch", async () => {
+    const [K6, K7] = ["acme/batch#1", "acme/batch#2"];
+    const at = (s: number) => `2026-11-29T11:00:0${s}Z`;
+    const spy = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      const sent = Array.from({ length: 30 }, (_, i) => ({ issue: i % 2 ? K7 : K6, id: 8000 + i, second: i % 3 }));
+      const results = await Promise.all(sent.map((x) => a.applyDelivery(x.issue, `g-${x.id}`, [up(x.id, `[CHECKPOINT] ${x.id}`, at(x.second))])));
+      expect(results.every((r) => !r.duplicate && r.changed.length === 1)).toBe(true);
+      const batched = spy.mock.calls.filter(([text]) => typeof text === "string" && text.includes("WITH input AS"));
+      // The first went alone; the 29 that arrived while it was in flight, in one more.
+      expect(batched).toHaveLength(2);
+      expect(spy).toHaveBeenCalledTimes(2);
+      for (const k of [K6, K7]) {
+        const mine = sent.filter((x) => x.issue === k);
+        expect((await b.comments(k)).map((c) => c.id)).toEqual(mine.map((x) => x.id));
+        expect(await b.watermark(k)).toEqual({ updatedAtSecond: Date.parse(at(2)) / 1000, idsInSecond: mine.filter((x) => x.second === 2).map((x) => x.id) });
+      }
+      // Redelivered together with new ones: the new are stored, the repeats are duplicates.
+      const again = await Promise.all([
+        ...sent.slice(0, 3).map((x) => a.applyDelivery(x.issue, `g-${x.id}`, [up(x.id, `[CHECKPOINT] ${x.id}`, at(x.second))])),
+        a.applyDelivery(K6, "g-new", [up(8100, "n", at(1))]),
+      ]);
+      expect(again.map((r) => r.duplicate)).toEqual([true, true, true, false]);
+      expect((await a.appliedCounts(K6)).get(8000)).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("a batch the server refuses fails only the delivery it cannot take; one that cannot reach the server fails every delivery waiting on it", async () => {
+    const K8 = "acme/batch#3";
+    // The first goes alone; the next four wait for it and go together. A NUL byte is refused by PostgreSQL's
+    // text type: that batch fails, and its four are written again each alone, so only the bad one fails.
+    const results = await Promise.allSettled([8200, 8201, 8202, 8203, 8204].map((id) => a.applyDelivery(K8, `f-${id}`, [up(id, id === 8202 ? "[CHECKPOINT] bad \u0000 byte" : "[CHECKPOINT] ok")])));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((await b.comments(K8)).map((c) => c.id)).toEqual([8200, 8201, 8203, 8204]);
+    // Without a server: the first fails alone, the rest together, each with the error; nothing acknowledged.
+    const gone = await PostgresProjectionStore.open({ url });
+    await gone.close();
+    const lost = await Promise.allSettled([8300, 8301, 8302].map((id) => gone.applyDelivery(K8, `l-${id}`, [up(id, "x")])));
+    expect(lost.every((r) => r.status === "rejected" && r.reason instanceof StoreUnavailableError)).toBe(true);
+    expect((await b.comments(K8)).map((c) => c.id)).toEqual([8200, 8201, 8203, 8204]);
+  });
+
+  it("changed entries alone are one statement, as are removed ones alone; both together one transaction", async () => {
+    const KE = "acme/entries#1";
+    const e = (agent: string): AgentEntry => ({
+      agent,
+      session: "s",
+      latest: { commentId: 1, phase: "p", timestamp: null, createdAt: "2026-11-29T10:00:00Z", data: {} },
+      maxEpoch: 0,
+      counts: { checkpoints: 1, health: 0, invalid: 0, untrusted: 0 },
+      health: null,
+      lastSignalAt: "2026-11-29T10:00:00Z",
+      intervalsMs: [],
+    });
+    const spy = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      await a.putEntries(KE, [e("x"), e("y")]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockClear();
+      await a.putEntries(KE, [], [{ agent: "x", session: "s" }]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockClear();
+      await a.putEntries(KE, [e("z")], [{ agent: "y", session: "s" }]);
+      expect(spy).toHaveBeenCalledTimes(4); // BEGIN, delete, upsert, COMMIT
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await b.entries(KE)).map((x) => x.agent)).toEqual(["z"]);
   });
 
   it("a first read of 1,200 comments is stored in multi-row INSERTs; a second read changes only what was edited", async () => {

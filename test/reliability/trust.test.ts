@@ -45,8 +45,8 @@ describe("what a resuming worker believes", () => {
     const second = await store.save({ agent: AGENT, session: "s1", phase: "subtask_1_complete", data: { completed_subtasks: [1] } });
     const later = Date.now() + 5000;
     world.forge.admin.setClock(() => later);
-    const edited = (await store.api.getComment(REPO, second.comment_id)).body.replace("subtask_1_complete", "pr_created");
-    await store.api.editComment(REPO, second.comment_id, edited);
+    const edited = (await store.api.readRecord(REPO, second.comment_id)).body.replace("subtask_1_complete", "pr_created");
+    await store.api.editRecord(REPO, second.comment_id, edited);
     const r = await world.store().resume(AGENT, "s1", MAP);
     expect(r.checkpoint?.commentId).toBe(first.comment_id);
     expect((await world.store().snapshot()).anomalies).toContainEqual(expect.objectContaining({ kind: "edited", commentId: second.comment_id }));
@@ -57,8 +57,8 @@ describe("what a resuming worker believes", () => {
     const signed = world.store({ signingKey: KEY });
     const good = await signed.save({ agent: AGENT, session: "s1", phase: "clone_complete", data: {} });
     const editedOne = await signed.save({ agent: AGENT, session: "s1", phase: "subtask_1_complete", data: {} });
-    const body = (await signed.api.getComment(REPO, editedOne.comment_id)).body.replace("subtask_1_complete", "pr_created");
-    await signed.api.editComment(REPO, editedOne.comment_id, body);
+    const body = (await signed.api.readRecord(REPO, editedOne.comment_id)).body.replace("subtask_1_complete", "pr_created");
+    await signed.api.editRecord(REPO, editedOne.comment_id, body);
     const unsigned = await world.store().save({ agent: AGENT, session: "s1", phase: "all_subtasks_complete", data: {} });
     const wrong = await world.store({ signingKey: "not-the-key-0123456789" }).save({ agent: AGENT, session: "s1", phase: "commit_complete", data: {} });
     const r = await world.store({ signingKey: KEY }).resume(AGENT, "s1", MAP);

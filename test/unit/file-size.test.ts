@@ -14,7 +14,7 @@ const MAX_LINES = 300;
 const OVER_ALLOWED: readonly { file: string; lines: number; why: string }[] = [
   {
     file: "src/bot/session-tracker.ts",
-    lines: 363,
+    lines: 359,
     why: "issue 31 item 3 (i31-bot) assembled the tracker from parts and took it from 493 lines to 382, then its shapes (tracker-parts.ts) and the read claim (ingest/read-claim.ts) moved out; not split further yet",
   },
   { file: "src/bot/upkeep/issue-rollover.ts", lines: 470, why: "issue 31 item 5: rollover joins the chain in one folder, and item 3 splits upkeep (branch i31-bot)" },

@@ -108,7 +108,7 @@ async function runTrial(world: ReliabilityWorld, dir: string, seed: number, t: n
     if (attempt === 2) throw new Error(`trial ${t}: worker never finished: ${w.stderr}`);
   }
   const record: TrialRecord = { session, resumes, worklog: logLines(), zombie };
-  const comments = await world.api().listComments(REPO, world.issue);
+  const comments = await world.api().listCommentsSince(REPO, world.issue);
   return { verdict: judgeTrial(record, comments), kills, restarts: incarnation - 1 };
 }
 

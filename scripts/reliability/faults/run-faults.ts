@@ -69,7 +69,7 @@ export async function runFaults(options: { saves: number; concurrency?: number; 
 
     const stats = world.forge.admin.stats();
     world.forge.admin.resetFaults();
-    const comments = await world.api().listComments(REPO, world.issue);
+    const comments = await world.api().listCommentsSince(REPO, world.issue);
     const byId = new Map<string, number[]>();
     for (const c of comments) {
       const p = parseComment(c.body);

@@ -163,9 +163,9 @@ export async function currentIndex(
   api: IssueHost,
   issue: number,
   body?: string,
-): Promise<{ index: ResumeIndex | null; indexComments: Set<number>; maxId: number; comments: Awaited<ReturnType<IssueHost["listComments"]>> }> {
-  const text = body ?? (await api.getIssue(REPO, issue)).body ?? "";
-  const comments = await api.listComments(REPO, issue);
+): Promise<{ index: ResumeIndex | null; indexComments: Set<number>; maxId: number; comments: Awaited<ReturnType<IssueHost["listCommentsSince"]>> }> {
+  const text = body ?? (await api.readIssue(REPO, issue)).body ?? "";
+  const comments = await api.listCommentsSince(REPO, issue);
   const isIndexComment = (c: (typeof comments)[number]) => c.author === BOT_LOGIN && c.body.startsWith(RESUME_INDEX_COMMENT_HEAD);
   const indexComments = new Set(comments.filter(isIndexComment).map((c) => c.id));
   const ref = extractResumeIndexRef(text);
@@ -202,7 +202,7 @@ export async function dashboard(api: IssueHost, head: number, agents: AgentRef[]
     let n = bodies.get(e.commentId);
     if (n === undefined) {
       try {
-        const p = parseComment((await api.getComment(REPO, e.commentId)).body);
+        const p = parseComment((await api.readRecord(REPO, e.commentId)).body);
         n = p.kind === "checkpoint" ? nOf(p.checkpoint.data) : null;
       } catch {
         n = null;

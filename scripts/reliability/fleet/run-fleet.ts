@@ -339,19 +339,19 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
 
   /** The open session issue a person looks at (the newest open one). */
   const head = async (api: IssueHost = obsApi): Promise<number> => {
-    const { issues } = await api.listIssues(REPO, { state: "open", labels: DEFAULT_SESSION_LABEL });
+    const issues = await api.findSessionIssues(REPO, { state: "open", label: DEFAULT_SESSION_LABEL });
     const open = issues.filter((x) => x.title.includes(DEFAULT_SESSION_TITLE)).map((x) => x.number);
     return Math.max(...open);
   };
 
-  const slash = async (login: string, line: string) => world.api(login).createComment(REPO, await head(), line);
+  const slash = async (login: string, line: string) => world.api(login).postRecord(REPO, await head(), line);
 
   const checkboxKey = (s: AgentSpec) => Buffer.from(JSON.stringify([s.agent, s.session]), "utf8").toString("base64url");
   /** Tick (or untick) a control box on the open issue's dashboard, as a person editing the body. False when the box is not there. */
   const tick = async (s: AgentSpec, action: string, checked: boolean, rewindN?: number): Promise<boolean> => {
     const api = world.api("alice");
     const issue = await head();
-    const body = (await api.getIssue(REPO, issue)).body ?? "";
+    const body = (await api.readIssue(REPO, issue)).body ?? "";
     const lines = body.split("\n");
     const prefix = `<!-- checkpost:control ${action} ${checkboxKey(s)}`;
     let at = -1;
@@ -363,7 +363,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
         const id = Number(m[5]);
         let bn = bodies.get(id);
         if (bn === undefined) {
-          const p = parseComment((await obsApi.getComment(REPO, id).catch(() => ({ body: "" }))).body);
+          const p = parseComment((await obsApi.readRecord(REPO, id).catch(() => ({ body: "" }))).body);
           bn = p.kind === "checkpoint" ? nOf(p.checkpoint.data) : null;
           bodies.set(id, bn);
         }
@@ -373,7 +373,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     }
     if (at < 0) return false;
     lines[at] = (lines[at] as string).replace(/\[([ xX])\]/, checked ? "[x]" : "[ ]");
-    await api.editIssue(REPO, issue, { body: lines.join("\n") });
+    await api.writeIssueBody(REPO, issue, lines.join("\n"));
     return true;
   };
 
@@ -383,7 +383,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
   const saves: StepSave[] = [];
   /** A person's control, by checkbox or slash command (a box not on the dashboard: the command instead, counted). */
   const control = async (s: AgentSpec, action: "pause" | "unpause" | "rewind" | "release", target?: SaveFact): Promise<boolean> => {
-    const before = Math.max(0, ...(await obsApi.listComments(REPO, await head())).map((x) => x.id));
+    const before = Math.max(0, ...(await obsApi.listCommentsSince(REPO, await head())).map((x) => x.id));
     expected = { agent: s.agent, session: s.session, action, afterId: before };
     const viaBox = rand() < 0.5;
     if (viaBox) {
@@ -429,7 +429,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       else
         await world
           .api(s.login)
-          .createComment(
+          .postRecord(
             REPO,
             await head(world.api(s.login)),
             `[HEALTH] ${s.agent}\nSession: ${s.session}\nTime: ${new Date().toISOString().slice(0, 19)}Z\nStatus: Active\n\nMetrics:\n\`\`\`json\n${JSON.stringify(metrics, null, 2)}\n\`\`\`\n`,
@@ -472,7 +472,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
       action = "down_tick";
       for (const b of world.live()) world.kill(b);
       const pausing = !model.paused(s.agent, s.session);
-      const before = Math.max(0, ...(await obsApi.listComments(REPO, await head())).map((x) => x.id));
+      const before = Math.max(0, ...(await obsApi.listCommentsSince(REPO, await head())).map((x) => x.id));
       if (await tick(s, "pause", pausing)) {
         expected = { agent: s.agent, session: s.session, action: pausing ? "pause" : "unpause", afterId: before };
         (pausing ? model.pause : model.unpause).call(model, s.agent, s.session);
@@ -506,7 +506,7 @@ async function runSchedule(c: ScheduleCtx): Promise<void> {
     c.log(`schedule ${c.i} step ${step} ${action} ${a.spec.name}: settled in ${t1 - t0} ms, compared in ${Date.now() - t1} ms`);
   }
   // Rollovers: session issues beyond the first.
-  const { issues } = await obsApi.listIssues(REPO, { state: "all", labels: DEFAULT_SESSION_LABEL });
+  const issues = await obsApi.findSessionIssues(REPO, { state: "all", label: DEFAULT_SESSION_LABEL });
   figures.rollovers += Math.max(0, issues.length - 1);
 }
 
@@ -544,7 +544,7 @@ async function settle(world: FleetWorld, maxMs: number, expected: ExpectedContro
     await world.dispatcher.idle();
     // Every issue with the session's title, labelled or not: the bot opens a successor without the label and
     // labels it after the carry, so an open one without it (or two open ones) is a rollover under way.
-    const titled = (await api.listIssues(REPO, { state: "all" })).issues.filter((x) => x.title.includes(DEFAULT_SESSION_TITLE));
+    const titled = await api.findSessionIssues(REPO, { state: "all", title: DEFAULT_SESSION_TITLE });
     const issues = titled.filter((x) => x.labels.some((l) => l.name === DEFAULT_SESSION_LABEL));
     const openTitled = titled.filter((x) => x.state === "open").map((x) => x.number);
     const maxId = new Map<number, number>();

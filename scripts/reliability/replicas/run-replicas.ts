@@ -134,7 +134,7 @@ export async function runReplicaChaos(o: ReplicaChaosOptions): Promise<{ figures
     });
     await dispatcher.start();
     const agentApi = new ForgejoApi(new ForgejoClient({ url: forge.url, token: agentToken, retries: 8, minRetryDelayMs: 5, maxRetryDelayMs: 200 }));
-    await agentApi.createHook(REPO, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: dispatcher.url, content_type: "json", secret: SECRET } });
+    await agentApi.ensureWebhook(REPO, { url: dispatcher.url, secret: SECRET, events: ["issues", "issue_comment"] });
 
     let nextReplica = 1;
     // One bundle for every replica process: each then starts in well under a second instead of transpiling src/ again.

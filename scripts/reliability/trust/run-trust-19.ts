@@ -46,7 +46,7 @@ async function startBot(w: ReliabilityWorld, o: Partial<BotConfig> = {}): Promis
 
 /** Deliveries from the forge to the bot, wired like `checkpost install-webhook`. */
 async function wire(w: ReliabilityWorld, bot: Bot): Promise<void> {
-  await w.api().createHook(REPO, { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${WEBHOOK_PATH}`, content_type: "json", secret: SECRET } });
+  await w.api().ensureWebhook(REPO, { url: `${bot.url}${WEBHOOK_PATH}`, secret: SECRET, events: ["issues", "issue_comment"] });
 }
 
 async function settle(w: ReliabilityWorld, bot: Bot): Promise<void> {
@@ -55,7 +55,7 @@ async function settle(w: ReliabilityWorld, bot: Bot): Promise<void> {
 }
 
 const controls = async (w: ReliabilityWorld, action: string) =>
-  (await w.api().listComments(REPO, w.issue)).filter((c) => c.body.startsWith("[CONTROL]") && new RegExp(`^Action: ${action}$`, "m").test(c.body)).length;
+  (await w.api().listCommentsSince(REPO, w.issue)).filter((c) => c.body.startsWith("[CONTROL]") && new RegExp(`^Action: ${action}$`, "m").test(c.body)).length;
 
 export interface ReplayFigures {
   replays_sent: number;
@@ -76,7 +76,7 @@ export async function runReplay(o: { replays: number }): Promise<{ figures: Repl
   const bot = await startBot(w);
   await wire(w, bot);
   const mallory = new ForgejoApi(new ForgejoClient({ url: w.forge.url, token: w.forge.admin.createToken("mallory") })); // a writer, not a trusted author
-  await w.api().createComment(REPO, w.issue, cp("clone_complete", 1));
+  await w.api().postRecord(REPO, w.issue, cp("clone_complete", 1));
   await settle(w, bot);
   const deliveryOf = (commentId: number) => {
     const d = w.forge.admin.deliveries().find((x) => x.eventType === "issue_comment" && x.action === "created" && (JSON.parse(x.body) as { comment?: { id?: number } }).comment?.id === commentId);
@@ -89,9 +89,9 @@ export async function runReplay(o: { replays: number }): Promise<{ figures: Repl
     const r = await fetch(`${bot.url}${WEBHOOK_PATH}`, { method: "POST", headers, body: d.body });
     await r.arrayBuffer();
   };
-  const pause = await mallory.createComment(REPO, w.issue, `/checkpost pause ${AGENT} s1`);
+  const pause = await mallory.postRecord(REPO, w.issue, `/checkpost pause ${AGENT} s1`);
   await settle(w, bot);
-  await mallory.createComment(REPO, w.issue, `/checkpost resume ${AGENT} s1`);
+  await mallory.postRecord(REPO, w.issue, `/checkpost resume ${AGENT} s1`);
   await settle(w, bot);
   const pausesBefore = await controls(w, "pause");
   for (let i = 0; i < o.replays; i++) await resend(deliveryOf(pause.id));
@@ -99,7 +99,7 @@ export async function runReplay(o: { replays: number }): Promise<{ figures: Repl
   await settle(w, bot);
   const pausesAfter = await controls(w, "pause");
 
-  const release = await mallory.createComment(REPO, w.issue, `/checkpost release ${AGENT} s1`);
+  const release = await mallory.postRecord(REPO, w.issue, `/checkpost release ${AGENT} s1`);
   await settle(w, bot);
   const fence = () =>
     bot
@@ -143,16 +143,16 @@ export async function runHijack(o: { rolloverAt: number }): Promise<{ figures: H
   const bot = await startBot(w, { rolloverAt: o.rolloverAt });
   await wire(w, bot);
   const trusted = 3;
-  for (let i = 1; i <= trusted; i++) await w.api().createComment(REPO, w.issue, cp(`subtask_${i}_complete`));
+  for (let i = 1; i <= trusted; i++) await w.api().postRecord(REPO, w.issue, cp(`subtask_${i}_complete`));
   const bait = await stranger.createIssue(REPO, { title: DEFAULT_SESSION_TITLE, body: `<!-- checkpost:continues #${w.issue} -->\nContinues #${w.issue}.` });
   const junk = Math.max(0, o.rolloverAt - trusted);
-  for (let i = 0; i < junk; i++) await stranger.createComment(REPO, w.issue, `junk ${i}`);
+  for (let i = 0; i < junk; i++) await stranger.postRecord(REPO, w.issue, `junk ${i}`);
   await settle(w, bot);
   await bot.trackers()[0]?.maintained();
   await settle(w, bot);
-  const real = await w.api().getIssue(REPO, w.issue);
-  const baitNow = await w.api().getIssue(REPO, bait.number);
-  const carried = (await w.api().listComments(REPO, bait.number)).filter((c) => c.body.includes("carried over by checkpost")).length;
+  const real = await w.api().readIssue(REPO, w.issue);
+  const baitNow = await w.api().readIssue(REPO, bait.number);
+  const carried = (await w.api().listCommentsSince(REPO, bait.number)).filter((c) => c.body.includes("carried over by checkpost")).length;
   const adopted = baitNow.labels.some((l) => l.name === DEFAULT_SESSION_LABEL) || carried > 0;
   // The attacker then closes "their" head of the chain; a new worker looks the session issue up.
   await stranger.editIssue(REPO, bait.number, { state: "closed" }).catch(() => undefined);
@@ -207,7 +207,7 @@ export async function runArchives(o: { forged: number }): Promise<{ figures: Arc
     { logger: silent(), now: () => new Date(now) },
   );
   const health = (n: number) => formatHealth({ agent: AGENT, session: "s1", timestamp: pythonUtcIsoformat(new Date()), metrics: { n } });
-  for (let i = 1; i <= 4; i++) await w.api().createComment(REPO, w.issue, health(i));
+  for (let i = 1; i <= 4; i++) await w.api().postRecord(REPO, w.issue, health(i));
   await bot.trackers()[0]?.poll();
   now += 120_000;
   const result = await bot.trackers()[0]?.compact();
@@ -218,11 +218,11 @@ export async function runArchives(o: { forged: number }): Promise<{ figures: Arc
   await mallory.createIssueAttachment(REPO, w.issue, "checkpost-health-archive-corrupt.jsonl.gz", Buffer.from("not gzip"));
   // The bot's own corrupt upload with a true record: reported and skipped.
   const corrupt = Buffer.from("also not gzip");
-  await w.api().createIssueAttachment(REPO, w.issue, "checkpost-health-archive-bot-corrupt.jsonl.gz", corrupt);
+  await w.api().attach(REPO, { issue: w.issue }, "checkpost-health-archive-bot-corrupt.jsonl.gz", corrupt);
   const { formatArchiveRecord } = await import("../../../src/compaction/archive-record.ts");
   await w
     .api()
-    .createComment(REPO, w.issue, formatArchiveRecord({ name: "checkpost-health-archive-bot-corrupt.jsonl.gz", sha256: sha256Hex(corrupt), bytes: corrupt.length, comments: 1, first: 1, last: 1 }));
+    .postRecord(REPO, w.issue, formatArchiveRecord({ name: "checkpost-health-archive-bot-corrupt.jsonl.gz", sha256: sha256Hex(corrupt), bytes: corrupt.length, comments: 1, first: 1, last: 1 }));
   const out: string[] = [];
   const code = await runCli(["history", "--archived"], {
     out: (s) => out.push(s),

@@ -94,7 +94,7 @@ export async function runFlood(o: { deliveries: number; payloadBytes: number; co
   const flood = { lines: sink.lines - before.lines, bytes: sink.bytes - before.bytes };
 
   // A real delivery still gets through and is applied.
-  const comment = await w.api().createComment(REPO, w.issue, cp(AGENT));
+  const comment = await w.api().postRecord(REPO, w.issue, cp(AGENT));
   const payload = JSON.stringify({
     action: "created",
     issue: { number: w.issue, title: "t", state: "open", labels: [] },
@@ -158,8 +158,8 @@ export async function runNames(o: { names: number; authors: number }): Promise<{
   const t = bot.trackers()[0];
   const snap = t?.projection.snapshot();
   await bot.flushDashboards();
-  const body = (await w.api().getIssue(REPO, w.issue)).body;
-  const alerts = (await w.api().listComments(REPO, w.issue)).filter((c) => c.body.startsWith("<!-- checkpost:alert") && !c.body.includes(JSON.stringify(AGENT)));
+  const body = (await w.api().readIssue(REPO, w.issue)).body;
+  const alerts = (await w.api().listCommentsSince(REPO, w.issue)).filter((c) => c.body.startsWith("<!-- checkpost:alert") && !c.body.includes(JSON.stringify(AGENT)));
   const figures: NamesFigures = {
     untrusted_names: o.names,
     comments: snap?.comments ?? 0,
@@ -190,10 +190,10 @@ export async function runHugeComment(o: { mib: number }): Promise<{ figures: Hug
   const w = await startReliabilityWorld();
   const malloryToken = w.forge.admin.createToken("mallory");
   const agent = w.api();
-  await agent.createComment(REPO, w.issue, cp(AGENT, "clone_complete"));
+  await agent.postRecord(REPO, w.issue, cp(AGENT, "clone_complete"));
   const huge = `[CHECKPOINT] ${AGENT}\nSession: s1\nPhase: pr_created\n\`\`\`json\n{"pad":"${"x".repeat(o.mib * 1024 * 1024)}"}\n\`\`\`\n`;
-  await w.api({ token: malloryToken }).createComment(REPO, w.issue, huge);
-  await agent.createComment(REPO, w.issue, cp(AGENT, "subtask_1_complete"));
+  await w.api({ token: malloryToken }).postRecord(REPO, w.issue, huge);
+  await agent.postRecord(REPO, w.issue, cp(AGENT, "subtask_1_complete"));
   let failed = 0;
   let wrong = 0;
   const check = async (what: () => Promise<string | undefined>) => {

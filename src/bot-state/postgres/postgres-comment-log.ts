@@ -1,3 +1,4 @@
+import pg from "pg";
 import type { CommentEvent } from "../../projection/index.ts";
 import { advanceWatermarkAll } from "../advance-watermark-all.ts";
 import { foldStoredComment } from "../fold-stored-comment.ts";
@@ -7,7 +8,8 @@ import { countComments } from "./ops/count-comments.ts";
 import { deleteDeliveries } from "./ops/delete-deliveries.ts";
 import { deleteIssue } from "./ops/delete-issue.ts";
 import { insertDelivery } from "./ops/insert-delivery.ts";
-import { insertNewComment } from "./ops/insert-new-comment.ts";
+import { insertNewComments } from "./ops/insert-new-comments.ts";
+import { NewCommentBatches } from "./new-comment-batches.ts";
 import { selectComments } from "./ops/select-comments.ts";
 import { selectIssues } from "./ops/select-issues.ts";
 import { selectWatermark } from "./ops/select-watermark.ts";
@@ -46,12 +48,18 @@ export function postgresCommentLog(db: StoreConnection): CommentLog {
     });
   };
 
-  /** A webhook's new comment in one statement (insertNewComment); false: the caller takes the general path. */
+  /** Webhooks' new comments, written together while a batch is in flight (NewCommentBatches, insertNewComments). */
+  const batches = new NewCommentBatches(
+    (items) => db.guard(() => insertNewComments(db.pool, items)),
+    // PostgreSQL refused the statement (a row it cannot take): the server is up, so each is tried alone.
+    (e) => e instanceof StoreUnavailableError && e.cause instanceof pg.DatabaseError,
+  );
+  /** A webhook's new comment in its batch's one statement; false: the caller takes the general path. */
   const insertFirst = async (issue: IssueKey, deliveryId: string, e: CommentEvent & { type: "upsert" }): Promise<boolean> => {
     const row = foldStoredComment(undefined, e);
-    const w = advanceWatermarkAll(null, [{ id: e.comment.id, updatedAt: e.comment.updatedAt }]);
-    if (!row || !w) return false;
-    return db.guard(() => insertNewComment(db.pool, issue, row, deliveryId, db.nowMs(), w));
+    const second = Math.floor(Date.parse(e.comment.updatedAt) / 1000);
+    if (!row || !Number.isFinite(second)) return false;
+    return batches.add({ issue, row, deliveryId, receivedMs: db.nowMs(), second });
   };
 
   return {

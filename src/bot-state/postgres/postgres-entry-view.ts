@@ -21,6 +21,9 @@ export function postgresEntryView(db: StoreConnection): EntryView {
     putEntries: async (issue, entries, removed = []) => {
       if (!entries.length && !removed.length) return;
       const sorted = [...entries].sort(byKey);
+      // One statement is its own transaction: one round trip, where BEGIN and COMMIT made three (issue 32).
+      if (!removed.length) return db.guard(() => upsertEntries(db.pool, issue, sorted));
+      if (!sorted.length) return db.guard(() => deleteEntries(db.pool, issue, removed));
       await db.tx(async (c) => {
         if (removed.length) await deleteEntries(c, issue, removed);
         if (sorted.length) await upsertEntries(c, issue, sorted);

@@ -8,7 +8,7 @@ import type { BodyEditor, ControlDesk } from "./control-desk.ts";
 
 /** What BodyWatch uses: the body on the host, the boxes in the store, the writer's hold, the control desk. */
 export interface BodyWatchDeps {
-  api: Pick<IssueHost, "getIssue">;
+  api: Pick<IssueHost, "readIssueBody">;
   repo: RepoRef;
   issue: number;
   store: Pick<BotState, "updateIssueMeta">;
@@ -103,7 +103,7 @@ export class BodyWatch {
    * comments are polled (CHECKPOST_BODY_POLL_INTERVAL_MS), so a person's tick is recorded within seconds.
    */
   async pollBody(): Promise<void> {
-    const issue = await this.d.api.getIssue(this.d.repo, this.d.issue);
+    const issue = await this.d.api.readIssueBody(this.d.repo, this.d.issue);
     await this.onPolledBody(issue.body, issue.author, issue.updatedAt);
   }
 

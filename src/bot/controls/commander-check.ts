@@ -6,7 +6,7 @@ import { HostError } from "../../errors.ts";
 export const COMMANDER_CACHE_MS = 60_000;
 
 export interface CommanderCheckOptions {
-  api: Pick<IssueHost, "issueWriteAccess">;
+  api: Pick<IssueHost, "mayCommand">;
   repo: RepoRef;
   logger: Pick<Logger, "warn">;
   now: () => Date;
@@ -14,7 +14,7 @@ export interface CommanderCheckOptions {
 }
 
 /**
- * Who may command: whoever the host lets write the repository's issues (IssueHost.issueWriteAccess; the
+ * Who may command: whoever the host lets write the repository's issues (IssueHost.mayCommand; the
  * Forgejo adapter reads collaborators' modes and teams' rights on issues). A "yes" is kept for the cache
  * time, a "no" never. When the token may not see whether a user is in a group that may write issues, the
  * user is refused and the log says why, once (docs/security.md).
@@ -42,7 +42,7 @@ export class CommanderCheck {
   private async ask(login: string): Promise<boolean> {
     let access: IssueWriteAccess;
     try {
-      access = await this.o.api.issueWriteAccess(this.o.repo, login);
+      access = await this.o.api.mayCommand(this.o.repo, login);
     } catch (e) {
       // not found: no such user; forbidden: the bot may not ask (then nobody can command: say so in the log).
       if (e instanceof HostError && (e.reason === "not-found" || e.reason === "forbidden")) {

@@ -224,7 +224,7 @@ export class ControlDesk {
             );
             return this.count(c.action, "invalid");
           }
-          const copy = await this.o.api.createComment(this.o.repo, this.o.issue, carriedBody(older.body, { issue: older.issue, commentId: older.commentId }));
+          const copy = await this.o.api.postRecord(this.o.repo, this.o.issue, carriedBody(older.body, { issue: older.issue, commentId: older.commentId }));
           this.o.applyOwn(copy);
           this.o.logger.info({ agent: c.agent, session: c.session, from: older.issue, commentId: older.commentId, copy: copy.id }, "rewind target on a closed issue carried into the head");
           // The copy is the newest checkpoint now (folded in id order before the rewind), and the rewind goes back to it.
@@ -248,7 +248,7 @@ export class ControlDesk {
     // Two above: a worker that resumed without writing holds the highest written epoch + 1 (issue 28.5).
     if (spec?.effect === "fence") input.epoch = entry.maxEpoch + 2;
     if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
-    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
+    const posted = await this.o.api.postRecord(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);
     this.o.logger.info({ action: c.action, agent: c.agent, session: c.session, by, commentId: posted.id }, "control accepted");
     await this.o.commanded?.(c.agent, c.session);
@@ -275,7 +275,7 @@ export class ControlDesk {
       if (ref.to.id !== undefined) input.targetId = ref.to.id;
     }
     if (this.o.signingKey) input.signature = signControl({ ...input, version: "1.0" }, this.o.signingKey);
-    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, formatControl(input));
+    const posted = await this.o.api.postRecord(this.o.repo, this.o.issue, formatControl(input));
     this.o.applyOwn(posted);
     this.o.logger.warn({ action: ref.action, agent, session, commentId: posted.id, why }, "a [CONTROL] record was edited or deleted: its effect is recorded again");
     this.count(ref.action, "restored");
@@ -283,7 +283,7 @@ export class ControlDesk {
   }
 
   private async reply(text: string): Promise<void> {
-    const posted = await this.o.api.createComment(this.o.repo, this.o.issue, text);
+    const posted = await this.o.api.postRecord(this.o.repo, this.o.issue, text);
     this.o.applyOwn(posted);
   }
 

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
@@ -9,7 +8,7 @@ import { handleDelivery } from "./handle-delivery.ts";
 import type { DeliveryDeps } from "./handle-delivery.ts";
 import { parseWebhookJson } from "./parse-webhook-json.ts";
 import { readCappedBody } from "./read-capped-body.ts";
-import type { ReadDelivery, RepoRef } from "../../ports/issue-host.ts";
+import type { HostDefinition, ReadDelivery, RepoRef } from "../../ports/issue-host.ts";
 import type { WatchedIssue } from "../tracker-ports.ts";
 
 export interface DeliveryReceiver {
@@ -25,8 +24,9 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
  * The webhook end of the bot: caps the body, checks the signature (Probot) or,
  * in insecure development mode, only the JSON, and hands each delivery to
  * handleDelivery. It reads the webhook headers GitHub defined (X-GitHub-Event,
- * X-GitHub-Delivery, X-Hub-Signature-256), which Forgejo sends too beside its
- * own X-Forgejo-* copies: no host's own header names are read here (issue 31). Deliveries in flight are tracked so tests and shutdown can wait.
+ * X-GitHub-Delivery), which Forgejo sends too beside its own X-Forgejo-* copies;
+ * which header signs a delivery, and how, the host says (HostDefinition.verifyDelivery): no host's own
+ * header names are read here (issue 31). Deliveries in flight are tracked so tests and shutdown can wait.
  */
 /** The watched issues, as the receiver uses them (TrackerRegistry is one). */
 export interface WatchedIssues {
@@ -37,7 +37,16 @@ export interface WatchedIssues {
 
 export async function createDeliveryReceiver(
   config: BotConfig,
-  d: { registry: WatchedIssues; clientApiUrl: string; readDelivery: ReadDelivery; selfLogin: string; logger: Logger; metrics: BotMetrics },
+  d: {
+    registry: WatchedIssues;
+    clientApiUrl: string;
+    readDelivery: ReadDelivery;
+    /** The host's signature check (its header, its HMAC). */
+    verifyDelivery: HostDefinition["verifyDelivery"];
+    selfLogin: string;
+    logger: Logger;
+    metrics: BotMetrics;
+  },
 ): Promise<DeliveryReceiver> {
   const { logger: log, metrics, registry } = d;
   const inflight = new Set<Promise<unknown>>();
@@ -75,7 +84,7 @@ export async function createDeliveryReceiver(
       }
       const bytes = body.length;
       if (config.webhookSecret) {
-        const why = signatureProblem(body, req.headers["x-hub-signature-256"], config.webhookSecret);
+        const why = d.verifyDelivery(req.headers, body, config.webhookSecret);
         if (why) return reject(400, why, bytes, "signature does not match");
       }
       Object.assign(req, { body });
@@ -89,7 +98,7 @@ export async function createDeliveryReceiver(
 
 /**
  * The verified delivery's dispatcher. `receive` has checked the signature on the raw body already
- * (signatureProblem) and the handler parses it once: Probot's own middleware would HMAC the body a
+ * (the host's verifyDelivery) and the handler parses it once: Probot's own middleware would HMAC the body a
  * second time and parse it again (@octokit/webhooks verifyAndReceive), which at Forgejo's payload size
  * (the whole issue, body included, rides along every issue_comment delivery) cost the bench half its
  * ingest rate (docs/benchmarks.md, issue 22). Probot stays the app framework: its handlers run from
@@ -177,18 +186,4 @@ export function eventLabel(h: string | string[] | undefined): string {
 function headerText(h: string | string[] | undefined): string | null {
   const v = Array.isArray(h) ? h[0] : h;
   return v === undefined ? null : v.slice(0, 80);
-}
-
-/**
- * Why `X-Hub-Signature-256` does not authenticate `body`, or null when it does.
- * The same check Probot (@octokit/webhooks) makes, done first so that a rejected
- * delivery never reaches a logger with its payload.
- */
-export function signatureProblem(body: Buffer | string, header: string | string[] | undefined, secret: string): string | null {
-  const sig = Array.isArray(header) ? header[0] : header;
-  if (!sig) return "no X-Hub-Signature-256 header";
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
-  const actual = Buffer.from(sig);
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return "signature does not match";
-  return null;
 }

@@ -222,7 +222,7 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    const read = await this.o.api.getIssue(this.o.repo, this.o.issue);
+    const read = await this.o.api.readIssueBody(this.o.repo, this.o.issue);
     let base = read.body;
     if (this.o.onForeignEdit && this.lastWritten !== null && base !== this.lastWritten && base !== this.humanBody) await this.o.onForeignEdit(base, read.author, read.updatedAt);
     if (!this.forced && this.held()) {
@@ -260,7 +260,7 @@ export class DashboardWriter {
       this.o.metrics?.dashboardWrites.inc({ result: "not_writer" });
       return;
     }
-    const edit = () => this.o.api.editIssue(this.o.repo, this.o.issue, { body: next });
+    const edit = () => this.o.api.writeIssueBody(this.o.repo, this.o.issue, next); // not compare-and-set: the next write() re-reads
     this.writing = next;
     try {
       await (this.o.fencedWrite ? this.o.fencedWrite("dashboard", edit) : edit());
@@ -306,7 +306,7 @@ export class DashboardWriter {
       const pointer = extractResumeIndexRef(body);
       if (pointer !== null) {
         try {
-          const c = await o.api.getComment(o.repo, pointer.comment);
+          const c = await o.api.readRecord(o.repo, pointer.comment);
           if (c.author.toLowerCase() === self && commentOnIssue(c, o.repo, o.issue) && c.body.includes(RESUME_INDEX_OPEN)) {
             id = c.id;
             // A restart with nothing new to say: no rewrite (up to 1.1 MB at 10,000 agents), and the pointer stays as it is.
@@ -319,14 +319,14 @@ export class DashboardWriter {
     }
     if (id !== null && this.indexComment?.id === id && this.indexComment.content === ix.content) return this.indexComment.ref;
     const text = `${RESUME_INDEX_COMMENT_HEAD}\n\n${ix.text}`;
-    const create = () => o.api.createComment(o.repo, o.issue, text);
+    const create = () => o.api.postRecord(o.repo, o.issue, text);
     const fenced = <T>(write: () => Promise<T>) => (o.fencedWrite ? o.fencedWrite("resume-index", write) : write());
     let written: { id: number };
     if (id === null) written = await fenced(create);
     else {
       const known = id;
       try {
-        written = await fenced(() => o.api.editComment(o.repo, known, text));
+        written = await fenced(() => o.api.editRecord(o.repo, known, text));
       } catch (e) {
         if (!(e instanceof HostError && e.reason === "not-found")) throw e;
         written = await fenced(create); // deleted by someone: a new one

@@ -60,12 +60,12 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
     }
     // Created without the label: the seed's agents look issues up by title+label, and must not find
     // the successor before its carried checkpoints are there. The label goes on after the carry.
-    const successor = (await findSuccessor(d)) ?? (await d.api.createIssue(d.repo, { title: d.title, body: continuesLine(d.issue, snap.comments) })).number;
+    const successor = (await findSuccessor(d)) ?? (await d.api.openSessionIssue(d.repo, { title: d.title, body: continuesLine(d.issue, snap.comments) })).number;
     meta = await d.store.updateIssueMeta(fence, key, { successor });
     d.logger.info({ issue: d.issue, successor, comments: snap.comments }, "rolling the session issue over");
   }
   const successor = meta.successor as number;
-  const old = await d.api.getIssue(d.repo, d.issue);
+  const old = await d.api.readIssue(d.repo, d.issue);
   if (old.state !== "open") {
     // Rolled over already: a save or control that reached this issue as it closed (a seed agent found it open
     // just before) goes into the open head, which may be several rollovers on, never merely the next issue.
@@ -73,11 +73,11 @@ export async function rollOverIfDue(d: RolloverDeps, fence: Fence, snap: Project
     return successor;
   }
   await carryNewest(d, fence, snap, successor);
-  if (old.labels.some((l) => l.name === d.label)) await d.api.addIssueLabels(d.repo, successor, [d.label]);
+  if (old.labels.some((l) => l.name === d.label)) await d.api.labelIssue(d.repo, successor, [d.label]);
   await d.store.updateIssueMeta(fence, issueKey(d.repo, successor), { predecessor: d.issue });
   await d.track(successor);
-  await d.api.createComment(d.repo, d.issue, continuedInComment(successor, snap.comments));
-  await d.api.editIssue(d.repo, d.issue, { state: "closed" });
+  await d.api.postRecord(d.repo, d.issue, continuedInComment(successor, snap.comments));
+  await d.api.closeIssue(d.repo, d.issue);
   return successor;
 }
 
@@ -188,7 +188,7 @@ export async function carryNewest(
   const late = rows.filter((c) => !posted.has(c.id) && saveIds.get(c.id) !== undefined);
   if (trusted && newerThan !== undefined && late.some((c) => !idsThere.has(saveIds.get(c.id) as string))) {
     const since = Math.min(...late.map((c) => Date.parse(c.createdAt)));
-    for (const c of await d.api.listComments(d.repo, successor, Number.isFinite(since) ? { sinceMs: since - 60_000 } : undefined)) noteIds(c);
+    for (const c of await d.api.listCommentsSince(d.repo, successor, Number.isFinite(since) ? { sinceMs: since - 60_000 } : undefined)) noteIds(c);
   }
   let count = 0;
   for (const from of todo) {
@@ -218,7 +218,7 @@ export async function carryNewest(
       await d.store.updateIssueMeta(fence, key, { carried });
       continue;
     }
-    const to = posted.get(from) ?? (await d.api.createComment(d.repo, successor, carriedBody(body, { issue: d.issue, commentId: from }))).id;
+    const to = posted.get(from) ?? (await d.api.postRecord(d.repo, successor, carriedBody(body, { issue: d.issue, commentId: from }))).id;
     carried.push({ from, to });
     await d.store.updateIssueMeta(fence, key, { carried });
     count++;
@@ -428,9 +428,9 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
   const fence: Fence = { name: lease.name, token: lease.token };
   try {
     const watermark = await d.store.watermark(key);
-    const upserts = (list: Awaited<ReturnType<IssueHost["listComments"]>>): CommentEvent[] => list.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
+    const upserts = (list: Awaited<ReturnType<IssueHost["listCommentsSince"]>>): CommentEvent[] => list.map((c) => ({ type: "upsert", comment: toCommentRecord(c) }));
     if (watermark) {
-      await d.store.applyDelivery(key, null, upserts(await d.api.listComments(d.repo, predecessor, { sinceMs: watermark.updatedAtSecond * 1000 })));
+      await d.store.applyDelivery(key, null, upserts(await d.api.listCommentsSince(d.repo, predecessor, { sinceMs: watermark.updatedAtSecond * 1000 })));
     } else {
       const batches: CommentEvent[][] = [];
       await forEachCommentBatch(d.api, d.repo, predecessor, (b) => void batches.push(upserts(b)), d.readWindowSize ? { windowSize: d.readWindowSize } : {});
@@ -458,8 +458,8 @@ async function carryLateFrom(d: LateCarryDeps, predecessor: number, next: number
  * login nothing is adopted (a fresh successor is opened).
  */
 async function findSuccessor(d: RolloverDeps): Promise<number | null> {
-  // Every page (the forge branch's listAllIssues): a hijacker's issues must not push the bot's own off page one.
-  const issues = await d.api.listAllIssues(d.repo, { state: "open", q: d.title, type: "issues" });
+  // Every page: a hijacker's issues must not push the bot's own off page one. Newest first.
+  const issues = await d.api.findSessionIssues(d.repo, { state: "open", title: d.title });
   const o = { previous: d.issue, title: d.title, botLogin: d.selfLogin ?? "" };
   for (const i of issues) {
     const why = hijackReason(i, o);

@@ -64,7 +64,7 @@ export async function history(io: CliIo, o: HistoryOptions, root: CliRoot): Prom
 async function archivedHistory(io: CliIo, ctx: CliContext, issues: number[], policy: TrustPolicy, o: HistoryOptions): Promise<void> {
   const repo = ctx.store.repo;
   for (const issue of issues) {
-    const assets = (await ctx.api.listIssueAttachments(repo, issue)).filter((a) => a.name.startsWith(ARCHIVE_PREFIX));
+    const assets = (await ctx.api.listAttachments(repo, { issue })).filter((a) => a.name.startsWith(ARCHIVE_PREFIX));
     if (!assets.length) continue;
     const comments = (await readAllComments(ctx.api, repo, issue)).map((c) => ({ id: c.id, author: c.author, body: c.body, createdAt: c.createdAt, updatedAt: c.updatedAt }));
     const { trusted } = trustedArchiveRecords(comments, { botLogins: policy.trustedAuthors, ...(policy.signingKey !== undefined ? { signingKey: policy.signingKey } : {}) });

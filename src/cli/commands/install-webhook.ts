@@ -10,7 +10,8 @@ import { packageFile } from "../package-version.ts";
 const AppYmlSchema = z.object({
   default_events: z.array(z.string()).min(1),
   forgejo: z.object({
-    webhook: z.object({ type: z.enum(["forgejo", "gitea"]).default("forgejo"), content_type: z.literal("json"), path: z.string().startsWith("/"), events: z.array(z.string()).min(1) }),
+    // No hook type here: the host's adapter picks its own kind of hook (issue 31); a `type` key is ignored.
+    webhook: z.object({ content_type: z.literal("json"), path: z.string().startsWith("/"), events: z.array(z.enum(["issues", "issue_comment"])).min(1) }),
   }),
 });
 
@@ -40,17 +41,6 @@ export async function installWebhook(io: CliIo, o: InstallWebhookOptions, root: 
   const ctx = await root.context(io, o);
   const api = ctx.store.api;
   const target = `${o.botUrl.replace(/\/+$/, "")}${app.forgejo.webhook.path}`;
-  const replaced: number[] = [];
-  for (const h of await api.listHooks(ctx.store.repo))
-    if (h.config?.["url"] === target) {
-      await api.deleteHook(ctx.store.repo, h.id);
-      replaced.push(h.id);
-    }
-  const hook = await api.createHook(ctx.store.repo, {
-    type: app.forgejo.webhook.type,
-    active: true,
-    events: app.forgejo.webhook.events,
-    config: { url: target, content_type: "json", secret },
-  });
-  printJson(io, { hook_id: hook.id, url: target, events: hook.events, replaced });
+  const { webhook, replaced } = await api.ensureWebhook(ctx.store.repo, { url: target, secret, events: app.forgejo.webhook.events });
+  printJson(io, { hook_id: webhook.id, url: target, events: webhook.events, replaced });
 }

@@ -1,9 +1,9 @@
+import type { IssueHost } from "../../ports/issue-host.ts";
 import { createHash } from "node:crypto";
 import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpostError } from "../../errors.ts";
 import { SnapshotBusyError, SnapshotFencedError } from "../../snapshot/core/snapshot-errors.ts";
-import type { SnapshotHost } from "../../snapshot/snapshot-host.ts";
 import { parseDuration } from "../../util/parse-duration.ts";
 import { cliCacheDir } from "../cache-dir.ts";
 import type { CliContext, CliRoot, RepoFlags } from "../context.ts";
@@ -21,7 +21,7 @@ export interface SnapshotSaveOptions extends RepoFlags {
 }
 
 /** The Forgejo client of the context has the comment-attachment calls snapshots use (ForgejoApi). */
-const snapshotHost = (ctx: CliContext): SnapshotHost => ctx.api as SnapshotHost;
+const snapshotHost = (ctx: CliContext): IssueHost => ctx.api;
 
 /**
  * A lock per agent+session on this machine, so two snapshot saves never overlap (a --every loop and a

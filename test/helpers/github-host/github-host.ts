@@ -3,14 +3,21 @@
 // only from below, names labels instead of ids, limits rates GitHub's way and has no attachment API.
 // Every answer is checked with zod, as the Forgejo adapter's are; its statuses map to HostError's reasons.
 import { readForgejoDelivery } from "../../../src/forgejo-client/index.ts";
+import { sha256SignatureProblem } from "../../../src/util/hmac-signature.ts";
 import * as z from "zod";
 import { HostError, type HostErrorReason } from "../../../src/errors.ts";
 import type {
+  AttachTarget,
   CommentWindow,
+  DeliveryHeaders,
+  HostWebhook,
+  IssueBody,
+  IssueState,
+  SessionIssueQuery,
+  WebhookEvent,
   HostAttachment,
   HostCapabilities,
   HostComment,
-  HostHook,
   HostIssue,
   HostLabel,
   HostRepo,
@@ -19,7 +26,6 @@ import type {
   RepoAccess,
   HostUser,
   IssueHost,
-  IssueQuery,
   RepoRef,
 } from "../../../src/ports/issue-host.ts";
 
@@ -120,7 +126,13 @@ const toComment = (c: z.infer<typeof Comment>): HostComment => ({
   createdAt: c.created_at,
   updatedAt: c.updated_at,
 });
-const toHook = (h: z.infer<typeof Hook>): HostHook => ({ id: h.id, type: h.name, active: h.active, events: h.events, config: h.config });
+const toHook = (h: z.infer<typeof Hook>): HostWebhook => ({
+  id: h.id,
+  url: h.config["url"] ?? "",
+  active: h.active,
+  events: h.events,
+  ...(h.config["content_type"] ? { contentType: h.config["content_type"] } : {}),
+});
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export interface GitHubHostOptions {
@@ -135,6 +147,14 @@ export interface GitHubHostOptions {
   retries?: number;
   /** Longest retry-after honoured; longer ones fail at once. Default 60 s. */
   maxRetryAfterMs?: number;
+}
+
+/** GitHub's issue list query (its REST words; `q` and `type` are applied to the answer, GitHub has neither here). */
+export interface IssueQuery {
+  state?: IssueState;
+  labels?: string;
+  q?: string;
+  type?: "issues" | "pulls";
 }
 
 export class GitHubHost implements IssueHost {
@@ -299,11 +319,10 @@ export class GitHubHost implements IssueHost {
     return (await this.call("POST", `${this.repoPath(r)}/issues/${index}/labels`, z.array(Label), { labels })).map(toLabel);
   }
 
-  async listHooks(r: RepoRef): Promise<HostHook[]> {
+  async listHooks(r: RepoRef): Promise<HostWebhook[]> {
     return (await this.all(`${this.repoPath(r)}/hooks`, Hook)).map(toHook);
   }
-  async createHook(r: RepoRef, input: { type: string; config: Record<string, string>; events: string[]; active: boolean }): Promise<HostHook> {
-    // GitHub has one kind of repository webhook, "web"; the port's type (Forgejo's "forgejo", "gitea") does not apply.
+  async createHook(r: RepoRef, input: { config: Record<string, string>; events: string[]; active: boolean }): Promise<HostWebhook> {
     return toHook(await this.call("POST", `${this.repoPath(r)}/hooks`, Hook, { name: "web", config: input.config, events: input.events, active: input.active }));
   }
   async deleteHook(r: RepoRef, id: number): Promise<void> {
@@ -324,9 +343,81 @@ export class GitHubHost implements IssueHost {
     return p === "admin" || p === "write" || p === "read" ? p : "none";
   }
   /** On GitHub, writing others' issues needs write (triage may label and close, not edit): no team walk. */
-  async issueWriteAccess(r: RepoRef, user: string): Promise<IssueWriteAccess> {
+  async mayCommand(r: RepoRef, user: string): Promise<IssueWriteAccess> {
     const access = await this.repoAccess(r, user);
     return { canWrite: access === "write" || access === "admin", hiddenGroups: [] };
+  }
+
+  // ── The port's intents, on GitHub's REST above ──
+  /** GitHub lists pull requests among issues: they are dropped here; every page is read. */
+  async findSessionIssues(r: RepoRef, q: SessionIssueQuery): Promise<HostIssue[]> {
+    const all = await this.listAllIssues(r, { state: q.state ?? "open", type: "issues", ...(q.label !== undefined ? { labels: q.label } : {}) });
+    return all.filter((i) => (q.title === undefined || i.title.includes(q.title)) && (q.label === undefined || i.labels.some((l) => l.name === q.label))).sort((a, b) => b.number - a.number);
+  }
+  /** GitHub creates an issue's labels by name, but only labels the repository has: missing ones are created first. */
+  async openSessionIssue(r: RepoRef, input: { title: string; body: string; labels?: string[] }): Promise<HostIssue> {
+    const labels = input.labels ?? [];
+    if (labels.length) {
+      const have = new Set((await this.listLabels(r)).map((l) => l.name));
+      for (const name of labels) if (!have.has(name)) await this.createLabel(r, { name, color: "0075ca" });
+    }
+    return this.createIssue(r, { title: input.title, body: input.body, labels });
+  }
+  labelIssue(r: RepoRef, issue: number, labels: string[]): Promise<HostLabel[]> {
+    return this.addIssueLabels(r, issue, labels);
+  }
+  readIssue(r: RepoRef, issue: number): Promise<HostIssue> {
+    return this.getIssue(r, issue);
+  }
+  closeIssue(r: RepoRef, issue: number): Promise<HostIssue> {
+    return this.editIssue(r, issue, { state: "closed" });
+  }
+  async readIssueBody(r: RepoRef, issue: number): Promise<IssueBody> {
+    const i = await this.getIssue(r, issue);
+    return { body: i.body, updatedAt: i.updatedAt, author: i.author };
+  }
+  /** A plain PATCH: GitHub's REST takes no If-Match on an issue either. */
+  async writeIssueBody(r: RepoRef, issue: number, body: string): Promise<IssueBody> {
+    const i = await this.editIssue(r, issue, { body });
+    return { body: i.body, updatedAt: i.updatedAt, author: i.author };
+  }
+  listCommentsSince(r: RepoRef, issue: number, window?: CommentWindow): Promise<HostComment[]> {
+    return this.listComments(r, issue, window);
+  }
+  readRecord(r: RepoRef, id: number): Promise<HostComment> {
+    return this.getComment(r, id);
+  }
+  postRecord(r: RepoRef, issue: number, body: string, opts?: { retry?: boolean }): Promise<HostComment> {
+    return this.createComment(r, issue, body, opts);
+  }
+  editRecord(r: RepoRef, id: number, body: string): Promise<HostComment> {
+    return this.editComment(r, id, body);
+  }
+  deleteRecord(r: RepoRef, id: number): Promise<void> {
+    return this.deleteComment(r, id);
+  }
+  attach(r: RepoRef, to: AttachTarget, name: string, bytes: Uint8Array, contentType?: string): Promise<HostAttachment> {
+    return this.createIssueAttachment(r, "issue" in to ? to.issue : to.comment, name, bytes, contentType);
+  }
+  listAttachments(r: RepoRef, on: AttachTarget): Promise<HostAttachment[]> {
+    return this.listIssueAttachments(r, "issue" in on ? on.issue : on.comment);
+  }
+  /** GitHub has one kind of repository webhook, "web". */
+  async ensureWebhook(r: RepoRef, input: { url: string; secret: string; events: readonly WebhookEvent[] }): Promise<{ webhook: HostWebhook; replaced: number[] }> {
+    const replaced: number[] = [];
+    for (const h of await this.listHooks(r))
+      if (h.url === input.url) {
+        await this.deleteHook(r, h.id);
+        replaced.push(h.id);
+      }
+    const webhook = await this.createHook(r, { config: { url: input.url, content_type: "json", secret: input.secret }, events: [...input.events], active: true });
+    return { webhook, replaced };
+  }
+  listWebhooks(r: RepoRef): Promise<HostWebhook[]> {
+    return this.listHooks(r);
+  }
+  removeWebhook(r: RepoRef, id: number): Promise<void> {
+    return this.deleteHook(r, id);
   }
 }
 
@@ -336,3 +427,8 @@ export class GitHubHost implements IssueHost {
  * so the Forgejo adapter's reader serves; a real GitHub adapter would own its reader.
  */
 export const readGitHubDelivery: ReadDelivery = readForgejoDelivery;
+
+/** GitHub signs a delivery with X-Hub-Signature-256: `sha256=` and the hex HMAC-SHA256 of the raw body. */
+export function verifyGitHubDelivery(headers: DeliveryHeaders, rawBody: Buffer | string, secret: string): string | null {
+  return sha256SignatureProblem("X-Hub-Signature-256", headers["x-hub-signature-256"], rawBody, secret);
+}

@@ -25,7 +25,7 @@ describe("CommanderCheck: who the host lets write issues", () => {
     expect(await check.mayCommand("ivy")).toBe(true);
     expect(await check.mayCommand("rex")).toBe(false);
     // One question to the host each: how the host grants issue writes (teams) is the adapter's business.
-    expect(host.calls).toEqual(["issueWriteAccess", "issueWriteAccess", "issueWriteAccess"]);
+    expect(host.calls).toEqual(["mayCommand", "mayCommand", "mayCommand"]);
     expect(await check.mayCommand("nobody")).toBe(false); // not found: no such user
   });
 
@@ -52,7 +52,7 @@ describe("CommanderCheck: who the host lets write issues", () => {
 
   it("a token that may not read permissions (forbidden): refused, and the log says so", async () => {
     const { host, check, warnings } = setup();
-    host.issueWriteAccess = async () => {
+    host.mayCommand = async () => {
       throw new HostError("needs repo admin", "forbidden");
     };
     expect(await check.mayCommand("wendy")).toBe(false);

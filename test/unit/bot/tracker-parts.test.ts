@@ -56,7 +56,7 @@ describe("BodyWatch (controls/body-watch.ts)", () => {
     const edits: { before: string; after: string; editor: BodyEditor }[] = [];
     const held: string[] = [];
     const w = new BodyWatch({
-      api: { getIssue: async () => ({ body: body(true), author: "alice", updatedAt: "2026-12-06T05:00:00Z" }) as never },
+      api: { readIssueBody: async () => ({ body: body(true), author: "alice", updatedAt: "2026-12-06T05:00:00Z" }) as never },
       repo,
       issue: 1,
       store,

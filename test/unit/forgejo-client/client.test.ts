@@ -293,17 +293,17 @@ describe("ForgejoApi as the IssueHost adapter", () => {
     perm("wendy", "write");
     const { api: host } = api();
     expect(await host.repoAccess(repo, "olga")).toBe("admin");
-    expect(await host.issueWriteAccess(repo, "wendy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    expect(await host.mayCommand(repo, "wendy")).toEqual({ canWrite: true, hiddenGroups: [] });
     // A reader: triage's and admins' memberships are asked (they may write issues), readers' never.
     perm("ivy", "read");
     nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/ivy").reply(404, {}).get("/api/v1/teams/3/members/ivy").reply(200, { id: 9, login: "ivy" });
-    expect(await host.issueWriteAccess(repo, "ivy")).toEqual({ canWrite: true, hiddenGroups: [] });
+    expect(await host.mayCommand(repo, "ivy")).toEqual({ canWrite: true, hiddenGroups: [] });
     // A team the token may not look into (403) is named, and the answer is no.
     perm("rex", "read");
     nock(URL).get("/api/v1/repos/acme/widgets/teams").reply(200, teams).get("/api/v1/teams/1/members/rex").reply(403, {}).get("/api/v1/teams/3/members/rex").reply(404, {});
-    expect(await host.issueWriteAccess(repo, "rex")).toEqual({ canWrite: false, hiddenGroups: ["triage"] });
+    expect(await host.mayCommand(repo, "rex")).toEqual({ canWrite: false, hiddenGroups: ["triage"] });
     // "none": no team holds the repository for them, so none is asked.
     perm("nora", "none");
-    expect(await host.issueWriteAccess(repo, "nora")).toEqual({ canWrite: false, hiddenGroups: [] });
+    expect(await host.mayCommand(repo, "nora")).toEqual({ canWrite: false, hiddenGroups: [] });
   });
 });

@@ -1,6 +1,7 @@
 // Issue 31, item 1 and "Done when": hosts are listed in one registry (src/hosts/index.ts), the roots pick
 // one by CHECKPOST_HOST, and a new host is one file plus one line. The toy host (toy-host.ts) is added
 // here by that one line, then runs the IssueHost contract, the CLI's session store and the bot's tracker.
+import { createHmac } from "node:crypto";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliContext } from "../../../src/app/cli-context.ts";
@@ -27,9 +28,7 @@ const freshUrl = () => `http://toy-${++urls}.test`;
 
 /** The session issue, as a person (or `checkpost init`) makes it. */
 async function sessionIssue(api: IssueHost) {
-  const issue = await api.createIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n" });
-  await api.addIssueLabels(repo, issue.number, [(await api.createLabel(repo, { name: DEFAULT_SESSION_LABEL, color: "#0e8a16" })).name]);
-  return issue;
+  return api.openSessionIssue(repo, { title: DEFAULT_SESSION_TITLE, body: "Notes from a person.\n", labels: [DEFAULT_SESSION_LABEL] });
 }
 
 let bot: Bot | undefined;
@@ -61,7 +60,10 @@ describe("the host registry", () => {
 });
 
 describe("IssueHost contract: the toy host, from the registry", () => {
-  issueHostContract(async () => pickHost("toy", hosts).open({ url: freshUrl(), token: "token-of-agent" }).api, TOY_CAPABILITIES);
+  issueHostContract(async () => pickHost("toy", hosts).open({ url: freshUrl(), token: "token-of-agent" }).api, TOY_CAPABILITIES, {
+    verify: toyHost.verifyDelivery,
+    sign: (body, secret) => ({ "x-toy-signature": createHmac("sha256", secret).update(body).digest("hex") }),
+  });
 });
 
 describe("the toy host behind the roots", () => {
@@ -112,5 +114,18 @@ describe("the toy host behind the roots", () => {
     expect(body).toContain("Notes from a person.");
     expect(body).toContain("clone_complete");
     expect(body).toContain("worker");
+
+    // The receiver checks the signature the toy host names (X-Toy-Signature, bare hex), not GitHub's header.
+    const payload = JSON.stringify({
+      action: "opened",
+      issue: { number: 99, title: "other", body: "", state: "open", labels: [] },
+      repository: { name: "work", full_name: "agent/work", owner: { login: "agent" } },
+      sender: { login: "agent" },
+    });
+    const hmac = createHmac("sha256", config.webhookSecret).update(payload).digest("hex");
+    const post = (headers: Record<string, string>) =>
+      fetch(`${bot?.url}${config.webhookPath}`, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issues", ...headers }, body: payload });
+    expect((await post({ "x-hub-signature-256": `sha256=${hmac}` })).status).toBe(400);
+    expect((await post({ "x-toy-signature": hmac })).status).toBe(200);
   });
 });

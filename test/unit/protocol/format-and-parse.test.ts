@@ -122,6 +122,19 @@ describe("parseComment", () => {
     expect(parseComment(deep)).toMatchObject({ kind: "invalid", error: expect.stringMatching(/deeper than 64/) });
   });
 
+  it("bounds JSON depth the same whether or not the bracket count lets it skip the depth scan", () => {
+    const withBlock = (json: string) => commentFixture("seed-fenced").replace(/```json\n[\s\S]*?\n```/, () => `\`\`\`json\n${json}\n\`\`\``);
+    // Few brackets (no scan): the depth equals the count, at the limit and one over it.
+    expect(parseComment(withBlock("[[[1]]]"), { maxJsonDepth: 3 })).toMatchObject({ kind: "checkpoint" });
+    expect(parseComment(withBlock("[[[[1]]]]"), { maxJsonDepth: 3 })).toMatchObject({ kind: "invalid", error: expect.stringMatching(/deeper than 3/) });
+    // Many brackets inside strings (scan taken), shallow JSON: still read, the scan skips strings.
+    const p = parseComment(withBlock(JSON.stringify({ a: "{[".repeat(100), b: [1] })), { maxJsonDepth: 3 });
+    expect(p.kind === "checkpoint" && p.checkpoint.data).toEqual({ a: "{[".repeat(100), b: [1] });
+    // Many sibling brackets, shallow: read; deep among many: refused.
+    expect(parseComment(withBlock(JSON.stringify(Array.from({ length: 100 }, () => [{}]))), { maxJsonDepth: 3 })).toMatchObject({ kind: "checkpoint" });
+    expect(parseComment(withBlock(`[${"[],".repeat(100)}[[[[]]]]]`), { maxJsonDepth: 3 })).toMatchObject({ kind: "invalid" });
+  });
+
   it("keeps __proto__ and constructor as plain data without polluting prototypes", () => {
     const p = parseComment(commentFixture("evil"));
     expect(p.kind).toBe("checkpoint");

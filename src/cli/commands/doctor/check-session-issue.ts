@@ -7,7 +7,7 @@ export async function checkSessionIssue(api: IssueHost, repo: RepoRef, env: Clie
   const opts = { title: env.CHECKPOST_SESSION_TITLE, label: env.CHECKPOST_SESSION_LABEL };
   try {
     if (explicit !== undefined) {
-      const issue = await api.getIssue(repo, explicit);
+      const issue = await api.readIssue(repo, explicit);
       const problems = [
         issue.state !== "open" ? "is closed" : "",
         !issue.title.includes(opts.title) ? `has no "${opts.title}" in its title` : "",

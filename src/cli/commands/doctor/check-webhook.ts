@@ -1,4 +1,4 @@
-import type { HostHook, IssueHost, RepoRef } from "../../../ports/issue-host.ts";
+import type { HostWebhook, IssueHost, RepoRef } from "../../../ports/issue-host.ts";
 import { redactUrl } from "../../../util/redact-url.ts";
 import { type DoctorCheck, message, reasonOf } from "./doctor-check.ts";
 
@@ -8,9 +8,9 @@ export async function checkWebhook(api: IssueHost, repo: RepoRef, login: string,
   // Forgejo's API (v13) has no endpoint for a hook's deliveries; the bot's own delivery counters are
   // reported by the bot check instead.
   const noDeliveries = "Forgejo's API does not expose deliveries: see the hook's Recent Deliveries in the repository settings";
-  let hooks: HostHook[];
+  let hooks: HostWebhook[];
   try {
-    hooks = await api.listHooks(repo);
+    hooks = await api.listWebhooks(repo);
   } catch (e) {
     const reason = reasonOf(e);
     // An agent's or a person's token is not a repository admin's, and should not be: what only an admin
@@ -24,14 +24,14 @@ export async function checkWebhook(api: IssueHost, repo: RepoRef, login: string,
     else add({ check: "webhook", status: "fail", message: `cannot list webhooks: ${message(e)}` });
     return;
   }
-  const receives = (h: HostHook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
+  const receives = (h: HostWebhook) => WEBHOOK_EVENTS.every((ev) => h.events.includes(ev));
   if (!botUrl) {
     const candidates = hooks.filter((h) => h.active && receives(h));
     if (candidates.length)
       add({
         check: "webhook",
         status: "ok",
-        message: `${candidates.length} active webhook(s) receive issues and issue_comment (${candidates.map((h) => redactUrl(h.config?.["url"] ?? "?")).join(", ")}); pass --bot-url to check the bot's. ${noDeliveries}`,
+        message: `${candidates.length} active webhook(s) receive issues and issue_comment (${candidates.map((h) => redactUrl(h.url || "?")).join(", ")}); pass --bot-url to check the bot's. ${noDeliveries}`,
       });
     else
       add({
@@ -43,7 +43,7 @@ export async function checkWebhook(api: IssueHost, repo: RepoRef, login: string,
     return;
   }
   const target = `${botUrl.replace(/\/+$/, "")}${path}`;
-  const mine = hooks.filter((h) => h.config?.["url"] === target);
+  const mine = hooks.filter((h) => h.url === target);
   const hook = mine[0];
   if (!hook) {
     add({ check: "webhook", status: "fail", message: `no webhook delivers to ${redactUrl(target)}`, fix: `run \`checkpost install-webhook --bot-url ${redactUrl(botUrl)}\`` });
@@ -52,7 +52,7 @@ export async function checkWebhook(api: IssueHost, repo: RepoRef, login: string,
   const problems = [
     !hook.active ? "is inactive" : "",
     !receives(hook) ? `sends ${hook.events.join(", ") || "no events"} (needs ${WEBHOOK_EVENTS.join(", ")})` : "",
-    hook.config?.["content_type"] !== undefined && hook.config["content_type"] !== "json" ? `sends ${hook.config["content_type"]} (needs json)` : "",
+    hook.contentType !== undefined && hook.contentType !== "json" ? `sends ${hook.contentType} (needs json)` : "",
     mine.length > 1 ? `is registered ${mine.length} times (each event is delivered ${mine.length} times)` : "",
   ].filter(Boolean);
   if (problems.length)
