@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { goJsonIndent } from "../../../src/embedded-forge/index.ts";
-import { parseWebhookJson } from "../../../src/bot/ingest/parse-webhook-json.ts";
+import { issueBodyAsNull, parseWebhookJson } from "../../../src/bot/ingest/parse-webhook-json.ts";
 
 /** What the plain path gives, with the issue body dropped as the fast path drops it. */
 function reference(raw: Buffer): unknown {
@@ -54,5 +54,28 @@ describe("parseWebhookJson (issue_comment's Latin-1 path)", () => {
     const raw = Buffer.from('{"issue":{"body":"🟢 dashboard"}}');
     expect(parseWebhookJson(raw, "issues")).toEqual({ issue: { body: "🟢 dashboard" } });
     expect(parseWebhookJson(Buffer.from("{not json"), "issue_comment")).toBeUndefined();
+  });
+
+  it("never decodes the issue body of Go-indented JSON: its string is cut out as null, whatever it escapes", () => {
+    fc.assert(
+      fc.property(payload, fc.array(fc.constantFrom("\\", '"', '\\"', "\n", "  }", '    "body": "', "\u2028", "🟢"), { maxLength: 12 }), (p, bits) => {
+        const raw = Buffer.from(goJsonIndent({ ...p, issue: { ...p.issue, body: bits.join("") } }));
+        const cut = issueBodyAsNull(raw);
+        expect(cut.toString("utf8")).toContain('\n    "body": null,\n');
+        expect(JSON.parse(cut.toString("utf8"))).toEqual(reference(raw));
+        expect(parseWebhookJson(raw, "issue_comment")).toEqual(reference(raw));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("cuts nothing from compact JSON, an empty issue or an issue without a body string", () => {
+    const compact = Buffer.from(JSON.stringify({ issue: { number: 1, body: "dashboard" }, comment: { body: "x" } }));
+    expect(issueBodyAsNull(compact)).toBe(compact);
+    for (const issue of [{}, { number: 1, body: null }, { number: 1 }]) {
+      const raw = Buffer.from(goJsonIndent({ action: "created", issue, comment: { id: 1, body: "[CHECKPOINT] kept" } }));
+      expect(issueBodyAsNull(raw)).toBe(raw);
+      expect((parseWebhookJson(raw, "issue_comment") as { comment: { body: string } }).comment.body).toBe("[CHECKPOINT] kept");
+    }
   });
 });
