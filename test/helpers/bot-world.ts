@@ -99,7 +99,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     }),
     secrets: [botToken, SECRET, API_TOKEN],
   });
-  const github = TEST_HOST === "github" ? await githubOverForge({ forgeUrl: forge.url, now: () => Date.now() + offset, oracleToken: oracle(forge) }) : undefined;
+  const github = TEST_HOST === "github" ? await githubOverForge({ forgeUrl: forge.url, now: () => Date.now(), oracleToken: oracle(forge) }) : undefined;
   const hosts = github ? new Map([[github.host.name, github.host]]) : undefined;
   const start = (c: BotConfig, deps: StartBotDeps) => startBot(c, { ...deps, ...(hosts ? { hosts } : {}) });
   const hookUrl = (target: string) => (github ? github.hookUrl(target) : target);

@@ -16,3 +16,8 @@ type Flag = keyof HostCapabilities;
 export function itNeeds(capability: Flag, name: string, fn: () => Promise<void> | void, timeout?: number): void {
   it.skipIf(!TEST_CAPABILITIES[capability])(`${name} (needs ${capability})`, fn, timeout);
 }
+
+/** `it` for what a host does when it lacks `capability` (its fallback), skipped where the host has it. */
+export function itLacks(capability: Flag, name: string, fn: () => Promise<void> | void, timeout?: number): void {
+  it.skipIf(TEST_CAPABILITIES[capability])(`${name} (lacks ${capability})`, fn, timeout);
+}

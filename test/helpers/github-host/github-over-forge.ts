@@ -26,7 +26,7 @@ const obj = (v: unknown): Json => (v && typeof v === "object" ? (v as Json) : {}
 export interface GitHubOverForgeOptions {
   /** The forge's root URL (http://127.0.0.1:port). */
   forgeUrl: string;
-  /** The clock for the rate-limit headers (ms). */
+  /** The bot's clock (ms), which GitHubHost compares with the host's Date header. */
   now: () => number;
   /**
    * A site admin's token on the forge: GitHub answers a collaborator's permission to any collaborator
@@ -70,9 +70,13 @@ export async function githubOverForge(o: GitHubOverForgeOptions): Promise<GitHub
     const token = (new Headers(init?.headers).get("authorization") ?? "").replace(/^(token|Bearer) /, "");
     const used = (spent.get(token) ?? 0) + 1;
     spent.set(token, used);
-    const rate = rateLimitHeaders(RATE_LIMIT, used, o.now());
+    // The host's clock is the forge's (tests set it): its Date header is passed on, as GitHub's own.
+    let hostMs = o.now();
     const answer = (status: number, body: unknown, extra: Record<string, string> = {}) =>
-      new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...rate, ...extra } });
+      new Response(status === 204 ? null : JSON.stringify(body), {
+        status,
+        headers: { "content-type": "application/json; charset=utf-8", ...rateLimitHeaders(RATE_LIMIT, used, hostMs), ...extra },
+      });
     const input_ = init?.body ? obj(JSON.parse(String(init.body))) : {};
     const forge = async (m: string, path: string, body?: unknown, as = token): Promise<{ status: number; json: unknown; headers: Headers }> => {
       const r = await fetch(`${o.forgeUrl}/api/v1${path}`, {
@@ -80,6 +84,8 @@ export async function githubOverForge(o: GitHubOverForgeOptions): Promise<GitHub
         headers: { authorization: `token ${as}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+      const date = Date.parse(r.headers.get("date") ?? "");
+      if (!Number.isNaN(date)) hostMs = date;
       const text = await r.text();
       let json: unknown = null;
       try {
@@ -182,11 +188,21 @@ export async function githubOverForge(o: GitHubOverForgeOptions): Promise<GitHub
     if (labelsOf && method === "POST") {
       const r = await forge("POST", `${base}/issues/${labelsOf}/labels`, { labels: input_.labels });
       if (r.status >= 300) return refused(r);
-      return answer(200, (Array.isArray(r.json) ? r.json : []).map((l) => toLabel(obj(l))));
+      return answer(
+        200,
+        (Array.isArray(r.json) ? r.json : []).map((l) => toLabel(obj(l))),
+      );
     }
     const toHook = (h: Json) => {
       const config = obj(h.config);
-      return { id: h.id, type: "Repository", name: "web", active: h.active, events: h.events, config: { url: targetOf(String(config.url ?? "")), content_type: String(config.content_type ?? "form"), insecure_ssl: "0" } };
+      return {
+        id: h.id,
+        type: "Repository",
+        name: "web",
+        active: h.active,
+        events: h.events,
+        config: { url: targetOf(String(config.url ?? "")), content_type: String(config.content_type ?? "form"), insecure_ssl: "0" },
+      };
     };
     if (rest === "/hooks" && method === "GET") {
       const all = await forgeAll(`${base}/hooks`);
@@ -195,13 +211,7 @@ export async function githubOverForge(o: GitHubOverForgeOptions): Promise<GitHub
     if (rest === "/hooks" && method === "POST") {
       if (input_.name !== "web") return answer(422, { message: "Validation Failed" });
       const config = obj(input_.config);
-      return one(
-        "POST",
-        `${base}/hooks`,
-        toHook,
-        { type: "forgejo", active: input_.active !== false, events: input_.events, config: { ...config, url: hookUrl(String(config.url ?? "")) } },
-        201,
-      );
+      return one("POST", `${base}/hooks`, toHook, { type: "forgejo", active: input_.active !== false, events: input_.events, config: { ...config, url: hookUrl(String(config.url ?? "")) } }, 201);
     }
     const hook = rest.match(/^\/hooks\/(\d+)$/)?.[1];
     if (hook && method === "DELETE") return one("DELETE", `${base}/hooks/${hook}`, () => null, undefined, 204);
