@@ -60,8 +60,9 @@ export interface BotWorld {
 export const TIMERS_OFF = { pollIntervalMs: 0, bodyPollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
 
 /** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
+/** `host`: the host the bot talks to (default TEST_HOST, from CHECKPOST_TEST_HOST). */
 /** `botAdmin`: the bot is a repository admin (as docs/deploy.md has it), so it may read the writers' permissions; `writers`: more users with write access, made before the bot starts. */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[] } = {}): Promise<BotWorld> {
+export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[]; host?: "forgejo" | "github" } = {}): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
@@ -99,7 +100,8 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     }),
     secrets: [botToken, SECRET, API_TOKEN],
   });
-  const github = TEST_HOST === "github" ? await githubOverForge({ forgeUrl: forge.url, now: () => Date.now(), oracleToken: oracle(forge) }) : undefined;
+  const hostName = opts.host ?? TEST_HOST;
+  const github = hostName === "github" ? await githubOverForge({ forgeUrl: forge.url, now: () => Date.now(), oracleToken: oracle(forge) }) : undefined;
   const hosts = github ? new Map([[github.host.name, github.host]]) : undefined;
   const start = (c: BotConfig, deps: StartBotDeps) => startBot(c, { ...deps, ...(hosts ? { hosts } : {}) });
   const hookUrl = (target: string) => (github ? github.hookUrl(target) : target);
@@ -155,7 +157,7 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
       throw new Error("the bot kept writing through 20 settle rounds");
     },
     logs,
-    host: TEST_HOST,
+    host: hostName,
     capabilities: github ? github.host.capabilities : FORGEJO_CAPABILITIES,
     ...(github ? { github } : {}),
     hookUrl,
