@@ -62,7 +62,10 @@ export const TIMERS_OFF = { pollIntervalMs: 0, bodyPollIntervalMs: 0, reconcileI
 /** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
 /** `host`: the host the bot talks to (default TEST_HOST, from CHECKPOST_TEST_HOST). */
 /** `botAdmin`: the bot is a repository admin (as docs/deploy.md has it), so it may read the writers' permissions; `writers`: more users with write access, made before the bot starts. */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[]; host?: "forgejo" | "github" } = {}): Promise<BotWorld> {
+export async function botWorld(
+  overrides: Partial<BotConfig> = {},
+  opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[]; host?: "forgejo" | "github" } = {},
+): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
