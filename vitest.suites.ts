@@ -28,3 +28,34 @@ export const SLOW_SUITES = [
   "test/e2e/deploy-guide.test.ts", // docs/deploy.md run as written: npm start builds dist/, the bot as a process (~1 min)
   "test/integration/demo-identities.test.ts", // the demo's bot process started as npm start does (~20 s under tsx)
 ];
+
+/**
+ * The suites `npm run test:github` runs with the bot behind the GitHub-behaviour host (issue 31): every
+ * suite that starts the bot through test/helpers/bot-world.ts and drives its tracker, controls, chain
+ * (rollover) and store. Left out: the browser suite (Chromium), the replica suites (they start their own
+ * bots on PostgreSQL without a world) and the deploy guide (a bot process). Cases a host cannot run skip
+ * by capability (test/helpers/host-capabilities.ts).
+ */
+export const GITHUB_HOST_SUITES = [
+  "test/e2e/bot.test.ts",
+  "test/e2e/bot-convergence.test.ts",
+  "test/e2e/bot-store.test.ts",
+  "test/e2e/chain*.test.ts",
+  "test/e2e/cold-resume-*.test.ts",
+  "test/e2e/compaction.test.ts",
+  "test/e2e/controls*.test.ts",
+  "test/e2e/legacy-writers-bot.test.ts",
+  "test/e2e/resume-index-comment.test.ts",
+  "test/e2e/rollover*.test.ts",
+  "test/e2e/save-new-agent.test.ts",
+  "test/e2e/snapshot-bot.test.ts",
+  "test/e2e/tick-latency.test.ts",
+  "test/e2e/toy-control-action.test.ts",
+  "test/e2e/trust-separate-accounts.test.ts",
+  "test/security/archives.test.ts",
+  "test/security/bot-api-auth.test.ts",
+  "test/security/rejected-delivery-log.test.ts",
+  "test/security/resume-index.test.ts",
+  "test/security/small-holes.test.ts",
+  "test/security/untrusted-output.test.ts",
+];

@@ -62,6 +62,7 @@ export const FORGEJO_CAPABILITIES: HostCapabilities = Object.freeze({
   pagedCommentLists: false,
   commentsUntil: true,
   compareAndSetBody: false,
+  issueRightsApartFromCode: true,
 });
 
 /** A query of Forgejo's issue list: `labels` comma-separated names (AND-ed), `q` its keyword search. */

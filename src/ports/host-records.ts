@@ -151,4 +151,10 @@ export interface HostCapabilities {
   commentsUntil: boolean;
   /** A body can be written only if unchanged since it was read. Neither Forgejo nor GitHub: writers re-read instead. */
   compareAndSetBody: boolean;
+  /**
+   * Rights on issues can be granted apart from rights on the code, so a user whose repository access reads
+   * as "read" may still write issues and command the bot (Forgejo's team units: issues write, code read;
+   * mayCommand walks the teams). GitHub: no, writing issues comes with the write role.
+   */
+  issueRightsApartFromCode: boolean;
 }

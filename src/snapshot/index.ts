@@ -11,4 +11,4 @@ export { parseStateKey } from "./core/state-key.ts";
 export type { StateKey } from "./core/state-key.ts";
 export { ManifestSchema, FileEntrySchema, ChunkRefSchema } from "./core/manifest.ts";
 export type { Manifest, FileEntry, ChunkRef } from "./core/manifest.ts";
-export { SnapshotBusyError, SnapshotDivergentError, SnapshotFencedError, SnapshotKeyError, SnapshotLimitError, SnapshotOutOfSyncError } from "./core/snapshot-errors.ts";
+export { SnapshotBusyError, SnapshotDivergentError, SnapshotFencedError, SnapshotKeyError, SnapshotLimitError, SnapshotOutOfSyncError, SnapshotsOffError } from "./core/snapshot-errors.ts";

@@ -13,7 +13,7 @@ import { manifestBytes } from "./core/manifest.ts";
 import { partsCommentBody } from "./core/parts-comment.ts";
 import { chunkRanges, planFile } from "./core/plan-file.ts";
 import { chunkName, seal } from "./core/seal.ts";
-import { SnapshotDivergentError, SnapshotFencedError, SnapshotLimitError, SnapshotOutOfSyncError } from "./core/snapshot-errors.ts";
+import { SnapshotDivergentError, SnapshotFencedError, SnapshotLimitError, SnapshotOutOfSyncError, SnapshotsOffError } from "./core/snapshot-errors.ts";
 import { readFileState, readRange } from "./local-file.ts";
 import { PartsIndex, chunkFileName, loadManifest } from "./manifest-io.ts";
 import { pruneSnapshots } from "./prune-snapshots.ts";
@@ -73,10 +73,13 @@ interface Local {
 /**
  * Take a snapshot of an agent's native state: upload what is new as attachments of a parts comment, then
  * name the manifest in a [SNAPSHOT] comment (the commit point: until it is posted, the previous snapshot is
- * the one restored). Nothing is written when nothing changed.
+ * the one restored). Nothing is written when nothing changed. On a host with no attachment API
+ * (capabilities.attachments false) snapshots are off: SnapshotsOffError before any request, so no parts
+ * comment is left behind.
  */
 export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SaveSnapshotResult> {
   const { store, api, settings: st } = o;
+  if (!api.capabilities.attachments) throw new SnapshotsOffError();
   const repo = store.repo;
   const hist = await readSnapshotHistory(store, api, o.agent, o.session, st.keep + 1);
   const epoch = o.epoch ?? hist.fence;

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { formatCheckpoint, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
@@ -57,7 +56,7 @@ describe("the bot's durable store", () => {
     await api.deleteComment(world.repo, (agents[1] as { id: number }).id);
 
     const requests: URL[] = [];
-    const bot = await startBot(world.config, { logger: world.logger, fetch: recordingFetch(requests) });
+    const bot = await world.startBot(world.config, { logger: world.logger, fetch: recordingFetch(requests) });
     extra.push(bot);
     const commentReads = requests.filter((u) => /\/issues\/\d+\/comments$/.test(u.pathname));
     expect(commentReads).toHaveLength(1);
@@ -89,7 +88,7 @@ describe("the bot's durable store", () => {
     expect(state?.entries).toHaveLength(1);
     expect(state?.entries[0]?.cold.length).toBeGreaterThanOrEqual(60 - 32);
 
-    const bot = await startBot(world.config, { logger: world.logger });
+    const bot = await world.startBot(world.config, { logger: world.logger });
     extra.push(bot);
     const t = bot.tracker(world.repo, world.issue);
     const trust = { trustedAuthors: new Set(["agent", "checkpost-bot"]) };
@@ -115,7 +114,7 @@ describe("the bot's durable store", () => {
     await world.api(world.agentToken).createComment(world.repo, world.issue, cp("clone_complete"));
     await world.settle();
     const requests: URL[] = [];
-    const fresh = await startBot({ ...world.config, storeFile: storeFile() }, { logger: world.logger, fetch: recordingFetch(requests) });
+    const fresh = await world.startBot({ ...world.config, storeFile: storeFile() }, { logger: world.logger, fetch: recordingFetch(requests) });
     extra.push(fresh);
     const reads = requests.filter((u) => /\/issues\/\d+\/comments$/.test(u.pathname));
     // One full read; when the comment was stamped in the second that read was sent, one `since` read
@@ -129,7 +128,7 @@ describe("the bot's durable store", () => {
   it("two bot instances on one store: one writes the dashboard, the other takes over when it stops", async () => {
     const file = storeFile();
     const world = (w = await botWorld({ storeFile: file }));
-    const second = await startBot(world.config, { logger: world.logger });
+    const second = await world.startBot(world.config, { logger: world.logger });
     extra.push(second);
     const api = world.api(world.agentToken);
     await api.createHook(world.repo, {
@@ -191,7 +190,7 @@ describe("the bot's durable store", () => {
     expect(await store.entries(`agent/work#${world.issue}`)).toEqual([]); // derived again by the bot, with its own trust policy
     await store.close();
 
-    const bot = await startBot(world.config, { logger: world.logger });
+    const bot = await world.startBot(world.config, { logger: world.logger });
     extra.push(bot);
     expect(bot.tracker(world.repo, world.issue)?.projection.latest("implementation-worker", "s1")?.phase).toBe("commit_complete");
   });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { botWorld } from "../helpers/bot-world.ts";
-import { startBot } from "../../src/app/start-bot.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
@@ -126,7 +125,7 @@ describe("the resume index's complete-up-to time", () => {
         data: { i },
       });
     const newest = Math.max(...(await world.api(world.agentToken).listComments(world.repo, world.issue)).map((c) => Date.parse(c.updatedAt)));
-    const bot = await startBot({ ...world.config, storeFile: ":memory:", port: 0 }, { logger: world.logger });
+    const bot = await world.startBot({ ...world.config, storeFile: ":memory:", port: 0 }, { logger: world.logger });
     try {
       expect(bot.tracker(world.repo, world.issue)?.completeBeforeMs).toBeGreaterThan(Math.floor(newest / 1000) * 1000);
     } finally {

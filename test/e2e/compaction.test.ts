@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { itLacks, itNeeds } from "../helpers/host-capabilities.ts";
 import { botConfigFromEnv } from "../../src/config/bot-env.ts";
 import { BotEnvSchema } from "../../src/config/bot-env.ts";
 import { parseEnv } from "../../src/config/env.ts";
@@ -46,7 +47,7 @@ const kinds = (bodies: string[]) =>
     .map((p) => (p.kind === "health" ? `health ${p.health.session} ${JSON.stringify(p.health.metrics)}` : p.kind === "checkpoint" ? `checkpoint ${p.checkpoint.phase}` : p.kind));
 
 describe("health compaction", () => {
-  it("--dry-run says what would go and changes nothing; a failed archive upload deletes nothing", async () => {
+  itNeeds("attachments", "--dry-run says what would go and changes nothing; a failed archive upload deletes nothing", async () => {
     const { world, api, t } = await compactionWorld();
     const before = await api.listComments(world.repo, world.issue);
     const dry = await t.compact({ dryRun: true });
@@ -61,7 +62,7 @@ describe("health compaction", () => {
     expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toBeUndefined();
   });
 
-  it("a 500 after Forgejo stored the archive (an edit landed before it saved the issue) uses that archive: no second upload", async () => {
+  itNeeds("attachments", "a 500 after Forgejo stored the archive (an edit landed before it saved the issue) uses that archive: no second upload", async () => {
     const { world, api, t } = await compactionWorld();
     const admin = world.forge.admin;
     // The window of issue_attachment.go:206-225: the file is stored, then the body changes under the upload.
@@ -78,7 +79,7 @@ describe("health compaction", () => {
     expect(world.forge.admin.stats().requests[ASSETS]).toBe(1);
   });
 
-  it("archives superseded trusted health to a gzipped JSON Lines asset, then deletes it; checkpoints and the newest health stay", async () => {
+  itNeeds("attachments", "archives superseded trusted health to a gzipped JSON Lines asset, then deletes it; checkpoints and the newest health stay", async () => {
     const { world, api, t } = await compactionWorld();
     const before = await api.listComments(world.repo, world.issue);
     const result = await t.compact();
@@ -135,6 +136,17 @@ describe("health compaction", () => {
       .map((l) => JSON.parse(l) as { comment_id: number; metrics: unknown; issue: number });
     expect(lines.map((l) => l.metrics)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(lines.every((l) => l.issue === world.issue)).toBe(true);
+  });
+
+  itLacks("attachments", "is off on a host with no attachment API: nothing archived, nothing deleted, said once in the log", async () => {
+    const { world, api, t } = await compactionWorld();
+    const before = (await api.listComments(world.repo, world.issue)).map((c) => c.id);
+    expect(await t.compact()).toBeNull();
+    await t.maintain();
+    expect(await t.compact()).toBeNull();
+    expect((await api.listComments(world.repo, world.issue)).map((c) => c.id)).toEqual(before);
+    expect(world.logs.filter((l) => l.includes("no attachment API"))).toHaveLength(1);
+    expect((await world.bot.store.issueMeta(`agent/work#${world.issue}`)).compaction).toBeUndefined();
   });
 
   it("is off with CHECKPOST_HEALTH_RETENTION=off, and the writer's upkeep then deletes nothing", async () => {

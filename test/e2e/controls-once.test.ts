@@ -11,7 +11,6 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
-import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
 
@@ -129,7 +128,7 @@ describe("a command runs at most once, ever", () => {
     await settle();
     expect(await controls("release")).toHaveLength(1);
     await w.bot.stop();
-    extra = await startBot(w.config, { logger: w.logger });
+    extra = await w.startBot(w.config, { logger: w.logger });
     await extra.reconcileAll();
     await extra.pollAll();
     await extra.idle();
@@ -142,7 +141,7 @@ describe("a command runs at most once, ever", () => {
     await w.bot.stop();
     // A new store an hour later: the hide is history (COMMAND_GRACE_MS), claimed as seen, never run.
     const later = { ...w.config, storeFile: join(mkdtempSync(join(tmpdir(), "cp-once-")), "projection.sqlite") };
-    extra = await startBot(later, { logger: w.logger, now: () => new Date(Date.now() + 3_600_000) });
+    extra = await w.startBot(later, { logger: w.logger, now: () => new Date(Date.now() + 3_600_000) });
     await extra.pollAll();
     expect(await controls("hide")).toHaveLength(0);
   });

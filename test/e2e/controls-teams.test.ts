@@ -4,7 +4,8 @@
  * yet Forgejo lets them write issues (repo_permission.go:255-300, 109-114). The bot honours their commands;
  * a member of a team that only reads issues is refused.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
+import { itNeeds } from "../helpers/host-capabilities.ts";
 import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
@@ -41,7 +42,7 @@ async function controls() {
 }
 
 describe("team members as commanders", () => {
-  it("a triage member (reads as 'read', may write issues) pauses; a member of a read-only team is refused", async () => {
+  itNeeds("issueRightsApartFromCode", "a triage member (reads as 'read', may write issues) pauses; a member of a read-only team is refused", async () => {
     const { ivy, rex } = await world();
     const bot = w.api(w.botToken);
     // What the permission API says about both: "read". Only the teams tell them apart.

@@ -11,7 +11,6 @@ import { botWorld } from "../helpers/bot-world.ts";
 import type { BotWorld } from "../helpers/bot-world.ts";
 import { formatCheckpoint, parseComment, pythonUtcIsoformat } from "../../src/protocol/index.ts";
 import { parseControlCheckboxes } from "../../src/dashboard/index.ts";
-import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { WHILE_DOWN_BY } from "../../src/bot/controls/control-desk.ts";
 
@@ -138,14 +137,14 @@ describe("no tick lost to downtime (issue 28.4)", () => {
       await w.bot.stop();
       laterSecond();
       await tick(alice, "pause"); // the delivery fails: nobody listens
-      extra = await startBot(w.config, { logger: w.logger });
+      extra = await w.startBot(w.config, { logger: w.logger });
       await extra.reconcileAll();
       await settle(extra);
       expect(await controls("pause")).toEqual([expect.objectContaining({ by: WHILE_DOWN_BY })]);
       expect(await resumeApi(extra)).toMatchObject({ directive: { kind: "pause", by: WHILE_DOWN_BY } });
       // Once: another restart finds nothing new.
       await extra.stop();
-      extra = await startBot(w.config, { logger: w.logger });
+      extra = await w.startBot(w.config, { logger: w.logger });
       await extra.reconcileAll();
       await settle(extra);
       expect(await controls("pause")).toHaveLength(1);
@@ -162,7 +161,7 @@ describe("no tick lost to downtime (issue 28.4)", () => {
       forgeOffset = 0;
       laterSecond();
       await tick(w.malloryToken, "pause");
-      extra = await startBot(w.config, { logger: w.logger });
+      extra = await w.startBot(w.config, { logger: w.logger });
       await extra.reconcileAll();
       await settle(extra);
       expect(await controls("pause")).toHaveLength(0);
@@ -177,7 +176,7 @@ describe("no tick lost to downtime (issue 28.4)", () => {
       expect(attention(body)).toContain("comments `/checkpost pause implementation-worker s1`");
       // It outlives another restart (kept in the store) ...
       await extra.stop();
-      extra = await startBot(w.config, { logger: w.logger });
+      extra = await w.startBot(w.config, { logger: w.logger });
       await extra.reconcileAll();
       await settle(extra);
       expect(attention((await w.api(w.agentToken).getIssue(w.repo, w.issue)).body)).toContain(line);

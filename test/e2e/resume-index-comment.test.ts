@@ -5,7 +5,6 @@ import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, pythonUtcIsoformat }
 import { RESUME_INDEX_OPEN, extractResumeIndex, extractResumeIndexFromComment, extractResumeIndexRef, formatResumeIndexRef } from "../../src/dashboard/index.ts";
 import { projectComments } from "../../src/projection/index.ts";
 import { SessionStore, toCommentRecord } from "../../src/session-client/index.ts";
-import { startBot } from "../../src/app/start-bot.ts";
 
 // Issue 22: a large resume index lives in a comment the bot edits, the body holds only a pointer.
 // `resumeIndexInlineMaxBytes: 0` puts every index there, so small worlds exercise the large-index path.
@@ -74,7 +73,7 @@ describe("the resume index in a comment the body points to", () => {
 
     // A second bot process on the same forge (as after a restart) adopts the comment the body points to.
     await w.bot.stop();
-    const again = await startBot(w.config, { logger: w.logger });
+    const again = await w.startBot(w.config, { logger: w.logger });
     try {
       const commit = await post(cp("commit_complete", { n: 2 }));
       await again.pollAll(); // the webhook still points at the stopped bot

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IMPLEMENTATION_WORKER_PHASE_MAP, formatCheckpoint, pythonUtcIsoformat, signCheckpoint } from "../../src/protocol/index.ts";
 import type { JsonObject } from "../../src/protocol/index.ts";
 import { SessionStore } from "../../src/session-client/index.ts";
-import { startBot } from "../../src/app/start-bot.ts";
 import type { Bot } from "../../src/bot/create-bot.ts";
 import { carriedBody } from "../../src/chain/carried-body.ts";
 import { botWorld } from "../helpers/bot-world.ts";
@@ -50,7 +49,7 @@ async function rolledAndStopped() {
 
 /** Start a bot on the same store and wait for its upkeep (which checks the predecessor). */
 async function restart(world: BotWorld, successor: number): Promise<Bot> {
-  const bot = await startBot(world.config, { logger: world.logger });
+  const bot = await world.startBot(world.config, { logger: world.logger });
   bots.push(bot);
   expect(bot.tracker(world.repo, world.issue)).toBeUndefined(); // the closed issue is not watched
   await bot.tracker(world.repo, successor)?.maintained();
@@ -92,7 +91,7 @@ describe("a save on the closed issue after a bot restart", () => {
     const { world, api, successor } = await rolledAndStopped();
     const late = signed("subtask_6_complete", "s1", { i: 6 }, 6);
     await api.createComment(world.repo, world.issue, late);
-    const [a, b] = await Promise.all([startBot(world.config, { logger: world.logger }), startBot(world.config, { logger: world.logger })]);
+    const [a, b] = await Promise.all([world.startBot(world.config, { logger: world.logger }), world.startBot(world.config, { logger: world.logger })]);
     bots.push(a, b);
     const both = [a, b];
     for (const x of both) await x.tracker(world.repo, successor)?.maintained();

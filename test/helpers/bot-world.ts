@@ -9,6 +9,16 @@ import { createLogger } from "../../src/log/create-logger.ts";
 import { DEFAULT_SESSION_LABEL, DEFAULT_SESSION_TITLE } from "../../src/session-client/index.ts";
 import { Writable } from "node:stream";
 import type { Logger } from "pino";
+import type { StartBotDeps } from "../../src/app/start-bot.ts";
+import type { HostCapabilities } from "../../src/ports/issue-host.ts";
+import { FORGEJO_CAPABILITIES } from "../../src/forgejo-client/index.ts";
+import { type GitHubOverForge, githubOverForge } from "./github-host/github-over-forge.ts";
+
+/**
+ * The host the bot talks to in these suites: CHECKPOST_TEST_HOST=github puts it behind the GitHub-behaviour
+ * adapter over the same forge (github-over-forge.ts; `npm run test:github`); default forgejo.
+ */
+export const TEST_HOST: "forgejo" | "github" = process.env["CHECKPOST_TEST_HOST"]?.trim().toLowerCase() === "github" ? "github" : "forgejo";
 
 export const SECRET = "test-webhook-secret-123";
 /** The bot API's bearer token in tests (CHECKPOST_API_TOKEN). */
@@ -33,6 +43,15 @@ export interface BotWorld {
   /** Webhook deliveries done and handled, dashboards written. */
   settle(): Promise<void>;
   logs: string[];
+  /** Which host the bot talks to (TEST_HOST), and what it can do: cases skip by capability (itNeeds). */
+  host: "forgejo" | "github";
+  capabilities: HostCapabilities;
+  /** The GitHub surface over this forge, when host is "github". */
+  github?: GitHubOverForge;
+  /** A webhook URL reaching `target` the way the host delivers (through GitHub's headers on "github"). */
+  hookUrl(target: string): string;
+  /** startBot with the world's host (another bot on the same forge: a restart, a replica). */
+  startBot(config: BotConfig, deps: StartBotDeps): Promise<Bot>;
   close(): Promise<void>;
 }
 
@@ -41,8 +60,12 @@ export interface BotWorld {
 export const TIMERS_OFF = { pollIntervalMs: 0, bodyPollIntervalMs: 0, reconcileIntervalMs: 0, dashboardIntervalMs: 0, livenessIntervalMs: 0 } as const satisfies Partial<BotConfig>;
 
 /** `org`: the repository belongs to this organisation (teams), with the agent as its admin collaborator; else to the agent. */
+/** `host`: the host the bot talks to (default TEST_HOST, from CHECKPOST_TEST_HOST). */
 /** `botAdmin`: the bot is a repository admin (as docs/deploy.md has it), so it may read the writers' permissions; `writers`: more users with write access, made before the bot starts. */
-export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[] } = {}): Promise<BotWorld> {
+export async function botWorld(
+  overrides: Partial<BotConfig> = {},
+  opts: { webhook?: boolean; issueAuthor?: string; org?: string; botAdmin?: boolean; writers?: string[]; host?: "forgejo" | "github" } = {},
+): Promise<BotWorld> {
   const forge = await startForge({ port: 0 });
   const a = forge.admin;
   for (const u of ["checkpost-bot", "agent", "mallory"]) a.createUser(u);
@@ -80,8 +103,14 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     }),
     secrets: [botToken, SECRET, API_TOKEN],
   });
+  const hostName = opts.host ?? TEST_HOST;
+  const github = hostName === "github" ? await githubOverForge({ forgeUrl: forge.url, now: () => Date.now(), oracleToken: oracle(forge) }) : undefined;
+  const hosts = github ? new Map([[github.host.name, github.host]]) : undefined;
+  const start = (c: BotConfig, deps: StartBotDeps) => startBot(c, { ...deps, ...(hosts ? { hosts } : {}) });
+  const hookUrl = (target: string) => (github ? github.hookUrl(target) : target);
   const config: BotConfig = {
     ...defaultBotConfig({ url: forge.url, token: botToken }, [{ owner, repo: "work" }]),
+    ...(github ? { issueHost: github.host.name } : {}),
     trustedAuthors: ["agent"],
     webhookSecret: SECRET,
     apiTokens: [API_TOKEN],
@@ -93,12 +122,12 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
     timeoutMs: 5000,
     ...overrides,
   };
-  const bot = await startBot(config, { logger, now: () => new Date(Date.now() + offset) });
+  const bot = await start(config, { logger, now: () => new Date(Date.now() + offset) });
   const api = (token: string) => new ForgejoApi(new ForgejoClient({ url: forge.url, token, minRetryDelayMs: 1, maxRetryDelayMs: 5 }));
   if (opts.webhook !== false)
     await api(agentToken).createHook(
       { owner, repo: "work" },
-      { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: `${bot.url}${config.webhookPath}`, content_type: "json", secret: SECRET } },
+      { type: "forgejo", active: true, events: ["issues", "issue_comment"], config: { url: hookUrl(`${bot.url}${config.webhookPath}`), content_type: "json", secret: SECRET } },
     );
   return {
     forge,
@@ -131,9 +160,21 @@ export async function botWorld(overrides: Partial<BotConfig> = {}, opts: { webho
       throw new Error("the bot kept writing through 20 settle rounds");
     },
     logs,
+    host: hostName,
+    capabilities: github ? github.host.capabilities : FORGEJO_CAPABILITIES,
+    ...(github ? { github } : {}),
+    hookUrl,
+    startBot: start,
     async close() {
       await bot.stop();
+      await github?.close();
       await forge.close();
     },
   };
+}
+
+/** A site admin's token on the forge, for the GitHub surface's permission queries (see githubOverForge). */
+function oracle(forge: ForgeServer): string {
+  forge.admin.createUser("site-oracle", { isAdmin: true });
+  return forge.admin.createToken("site-oracle");
 }

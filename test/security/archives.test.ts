@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { itNeeds } from "../helpers/host-capabilities.ts";
 import { formatArchiveRecord, parseArchiveRecord, sha256Hex, trustedArchiveRecords } from "../../src/compaction/archive-record.ts";
 import { runCli } from "../../src/app/cli.ts";
 import { formatHealth, pythonUtcIsoformat } from "../../src/protocol/index.ts";
@@ -51,7 +52,7 @@ async function history(world: BotWorld, extraEnv: Record<string, string> = {}) {
 }
 
 describe("health archives are the bot's", () => {
-  it("believes only archives the bot recorded, lists the others as untrusted, and skips a corrupt one", async () => {
+  itNeeds("attachments", "believes only archives the bot recorded, lists the others as untrusted, and skips a corrupt one", async () => {
     const world = (w = await botWorld({ healthRetentionMs: 60_000 }));
     const agent = world.api(world.agentToken);
     for (let i = 1; i <= 3; i++) await agent.createComment(world.repo, world.issue, health(i));

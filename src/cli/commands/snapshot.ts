@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpostError } from "../../errors.ts";
-import { SnapshotBusyError, SnapshotFencedError } from "../../snapshot/core/snapshot-errors.ts";
+import { SnapshotBusyError, SnapshotFencedError, SnapshotsOffError } from "../../snapshot/core/snapshot-errors.ts";
 import { parseDuration } from "../../util/parse-duration.ts";
 import { cliCacheDir } from "../cache-dir.ts";
 import type { CliContext, CliRoot, RepoFlags } from "../context.ts";
@@ -118,8 +118,8 @@ export async function snapshotSave(io: CliIo, o: SnapshotSaveOptions, root: CliR
           force = false; // --force replaces once; later rounds extend what it published
           if (r.changed) printJson(io, r);
         } catch (e) {
-          // A zombie stops; anything else (the forge down, a divergent file) is said and tried again next round.
-          if (e instanceof SnapshotFencedError || !(e instanceof CheckpostError)) throw e;
+          // A zombie stops, and so does a host with no attachment API; anything else (the forge down, a divergent file) is said and tried again next round.
+          if (e instanceof SnapshotFencedError || e instanceof SnapshotsOffError || !(e instanceof CheckpostError)) throw e;
           io.err(`checkpost: snapshot failed (${e.message}); trying again in ${o.every}`);
         }
         let timer: NodeJS.Timeout | undefined;

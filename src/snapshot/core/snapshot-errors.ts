@@ -35,3 +35,14 @@ export class SnapshotFencedError extends CheckpostError {
 export class SnapshotBusyError extends CheckpostError {
   override name = "SnapshotBusyError";
 }
+
+/** The issue host has no attachment API (capabilities.attachments false): snapshots are off there. */
+export class SnapshotsOffError extends CheckpostError {
+  override name = "SnapshotsOffError";
+  constructor() {
+    super(
+      "the issue host has no API to attach a file to a comment, so snapshots (files kept as attachments) are off there: nothing was written. " +
+        "Keep the agent's state elsewhere, or run the session on a host whose API takes attachments (Forgejo).",
+    );
+  }
+}

@@ -37,6 +37,7 @@ export const GITHUB_CAPABILITIES: HostCapabilities = Object.freeze({
   pagedCommentLists: true,
   commentsUntil: false,
   compareAndSetBody: false,
+  issueRightsApartFromCode: false,
 });
 
 const User = z.object({ id: z.number(), login: z.string(), site_admin: z.boolean().optional() });

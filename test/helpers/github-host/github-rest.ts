@@ -137,19 +137,10 @@ export class GitHubRest {
     this.log.push(`${method} ${url.pathname}${url.search}`);
     const auth = new Headers(init?.headers).get("authorization") ?? "";
     const user = this.users.get(auth.replace(/^(token|Bearer) /, ""));
-    const nowS = Math.floor(this.o.now() / 1000);
-    const reset = (Math.floor(nowS / 3600) + 1) * 3600;
     const key = user?.login ?? "anonymous";
     const limit = user ? (this.o.rateLimit ?? 5000) : 60;
     const used = this.used.get(key) ?? 0;
-    const rate = (spent: number): Record<string, string> => ({
-      "x-ratelimit-limit": String(limit),
-      "x-ratelimit-remaining": String(Math.max(0, limit - spent)),
-      "x-ratelimit-used": String(spent),
-      "x-ratelimit-reset": String(reset),
-      "x-ratelimit-resource": "core",
-      date: new Date(this.o.now()).toUTCString(),
-    });
+    const rate = (spent: number) => rateLimitHeaders(limit, spent, this.o.now());
     const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
       new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...rate(used + 1), ...extra } });
     if (used >= limit)
@@ -345,21 +336,8 @@ export class GitHubRest {
     throw new Refusal(404, "Not Found");
   }
 
-  /** One page of `all`: per_page ≤ 100 (default 30), page from 1, with a Link header to the next and last pages. */
   private page<T>(url: URL, all: T[]): { status: number; body: T[]; headers: Record<string, string> } {
-    const per = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 30) || 30));
-    const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
-    const last = Math.max(1, Math.ceil(all.length / per));
-    const at = (n: number) => {
-      const u = new URL(url.toString().replace(url.origin, ORIGIN));
-      u.searchParams.set("per_page", String(per));
-      u.searchParams.set("page", String(n));
-      return u.toString();
-    };
-    const links: string[] = [];
-    if (page > 1) links.push(`<${at(1)}>; rel="first"`, `<${at(page - 1)}>; rel="prev"`);
-    if (page < last) links.push(`<${at(page + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`);
-    return { status: 200, body: all.slice((page - 1) * per, page * per), headers: links.length ? { link: links.join(", ") } : {} };
+    return githubPage(url, all, ORIGIN);
   }
 
   private issue(n: number): Issue {
@@ -390,6 +368,43 @@ export class GitHubRest {
     const { issue, ...rest } = c;
     return { ...rest, html_url: `${WEB}/${owner}/${repo}/issues/${issue}#issuecomment-${c.id}`, issue_url: `${ORIGIN}/repos/${owner}/${repo}/issues/${issue}`, author_association: "OWNER" };
   }
+}
+
+/**
+ * GitHub's x-ratelimit-* headers (and Date) for a token allowed `limit` requests an hour that has spent
+ * `spent`: the window resets on the hour. Shared by GitHubRest and the GitHub surface over the forge.
+ */
+export function rateLimitHeaders(limit: number, spent: number, nowMs: number): Record<string, string> {
+  const reset = (Math.floor(nowMs / 1000 / 3600) + 1) * 3600;
+  return {
+    "x-ratelimit-limit": String(limit),
+    "x-ratelimit-remaining": String(Math.max(0, limit - spent)),
+    "x-ratelimit-used": String(spent),
+    "x-ratelimit-reset": String(reset),
+    "x-ratelimit-resource": "core",
+    date: new Date(nowMs).toUTCString(),
+  };
+}
+
+/**
+ * One page of `all` as GitHub answers a list: per_page ≤ 100 (default 30), page from 1, a Link header to
+ * the first, previous, next and last pages, its URLs on `origin`. Shared by GitHubRest and the GitHub
+ * surface over the forge (github-over-forge.ts).
+ */
+export function githubPage<T>(url: URL, all: T[], origin: string): { status: number; body: T[]; headers: Record<string, string> } {
+  const per = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 30) || 30));
+  const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+  const last = Math.max(1, Math.ceil(all.length / per));
+  const at = (n: number) => {
+    const u = new URL(url.toString().replace(url.origin, origin));
+    u.searchParams.set("per_page", String(per));
+    u.searchParams.set("page", String(n));
+    return u.toString();
+  };
+  const links: string[] = [];
+  if (page > 1) links.push(`<${at(1)}>; rel="first"`, `<${at(page - 1)}>; rel="prev"`);
+  if (page < last) links.push(`<${at(page + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`);
+  return { status: 200, body: all.slice((page - 1) * per, page * per), headers: links.length ? { link: links.join(", ") } : {} };
 }
 
 const hookOut = (h: Hook) => ({ ...h, type: "Repository", config: { url: h.config.url, content_type: h.config.content_type ?? "form", insecure_ssl: h.config.insecure_ssl ?? "0" } });

@@ -45,6 +45,7 @@ describe("Forgejo's capabilities", () => {
       pagedCommentLists: false,
       commentsUntil: true,
       compareAndSetBody: false,
+      issueRightsApartFromCode: true,
     });
     expect(Object.isFrozen(FORGEJO_CAPABILITIES)).toBe(true);
   });

@@ -14,6 +14,7 @@ export const TOY_CAPABILITIES: HostCapabilities = Object.freeze({
   pagedCommentLists: false,
   commentsUntil: true,
   compareAndSetBody: false,
+  issueRightsApartFromCode: false,
 });
 
 /** The toy's servers by base URL: what every token's view of that URL reads and writes. */
