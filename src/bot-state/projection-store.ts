@@ -272,8 +272,10 @@ export interface ReplicaStore {
    * Call `onChange(issue)` when any replica commits a change to an issue's comments, so a follower
    * reads the feed at once instead of at its next poll. Rejects when notifications cannot be heard
    * (ChangesUnheardError behind a transaction-pooling proxy); `onLost` when the listening connection drops later.
+   * `fromSelf`: the change was committed through this store's own connections (this process), as far as
+   * the store can tell (false when unsure).
    */
-  listenChanges(onChange: (issue: IssueKey) => void, onLost: (e: Error) => void): Promise<ChangeListener>;
+  listenChanges(onChange: (issue: IssueKey, fromSelf?: boolean) => void, onLost: (e: Error) => void): Promise<ChangeListener>;
   /** Note that a replica is alive; returns how many were seen within `withinMs` (itself included). */
   heartbeat(replicaId: string, withinMs: number): Promise<number>;
   /** A replica stopping cleanly: it no longer counts among the live. */

@@ -287,6 +287,38 @@ describe.skipIf(!server.url)(`PostgreSQL store shared by replicas${server.url ? 
     }
   });
 
+  it("a notification says whether this store's own connections committed the change (the replica skips reading back its own writes)", async () => {
+    const KS = "acme/notify-self#1";
+    const heard: [string, boolean][] = [];
+    let next: (() => void) | null = null;
+    const l = await a.listenChanges(
+      (issue, fromSelf) => {
+        heard.push([issue, fromSelf]);
+        next?.();
+      },
+      () => {},
+    );
+    try {
+      const arrival = () => new Promise<void>((r) => (next = r));
+      let got = arrival();
+      await a.applyDelivery(KS, "s-1", [up(9200, "mine")]); // through a's pool
+      await got;
+      got = arrival();
+      await b.applyDelivery(KS, "s-2", [up(9201, "theirs")]); // through the other replica's pool
+      await got;
+      got = arrival();
+      // Several at once through a's pool: more of its connections, each known as its own.
+      await Promise.all([9202, 9203, 9204].map((id) => a.applyDelivery(`acme/notify-self#${id}`, `s-${id}`, [up(id, "mine too")])));
+      await got;
+      await vi.waitFor(() => expect(heard.length).toBe(5));
+      expect(heard[0]).toEqual([KS, true]);
+      expect(heard[1]).toEqual([KS, false]);
+      expect(heard.slice(2).every(([, self]) => self)).toBe(true);
+    } finally {
+      await l.close();
+    }
+  });
+
   it("an unreachable server is StoreUnavailableError naming the variable to check", async () => {
     const bad = url.replace(/:\d+\//, ":1/");
     const e = await PostgresProjectionStore.open({ url: bad }).catch((x: unknown) => x);

@@ -10,15 +10,24 @@ import { StoreUnavailableError } from "./store-unavailable-error.ts";
 export const CHANGES_CHANNEL = "checkpost_comments";
 
 /**
- * Call `onChange(issue)` whenever a transaction that changed an issue's comment rows commits, on any
+ * Call `onChange(issue, fromSelf)` whenever a transaction that changed an issue's comment rows commits, on any
  * replica (migration 4's trigger NOTIFYs the issue key on CHANGES_CHANNEL). One connection of its
  * own (`c`, not yet connected) holds the LISTEN. Before resolving, a probe NOTIFY sent through the pool
  * must come back on it within `probeMs`: behind a transaction-pooling proxy (pgbouncer `pool_mode =
  * transaction`) the LISTEN lands on a server connection the proxy hands to others, nothing ever arrives,
  * and this rejects with ChangesUnheardError so the caller knows it is left with its poll. `onLost` is
  * called once if the connection drops later (the caller polls meanwhile and may listen again).
+ * `fromSelf` is true when the notifying backend is one of `ownPids` (this store's pool connections):
+ * the change was committed by this process.
  */
-export async function listenChanges(c: pg.Client, pool: Queryable, onChange: (issue: IssueKey) => void, onLost: (e: Error) => void, probeMs: number): Promise<ChangeListener> {
+export async function listenChanges(
+  c: pg.Client,
+  pool: Queryable,
+  onChange: (issue: IssueKey, fromSelf: boolean) => void,
+  onLost: (e: Error) => void,
+  probeMs: number,
+  ownPids: ReadonlySet<number> = new Set(),
+): Promise<ChangeListener> {
   const probe = `probe ${randomUUID()}`;
   let heard!: () => void;
   const probed = new Promise<void>((r) => (heard = r));
@@ -32,7 +41,7 @@ export async function listenChanges(c: pg.Client, pool: Queryable, onChange: (is
   c.on("notification", (m) => {
     if (m.channel !== CHANGES_CHANNEL || m.payload === undefined) return;
     if (m.payload === probe) heard();
-    else if (!m.payload.startsWith("probe ")) onChange(m.payload);
+    else if (!m.payload.startsWith("probe ")) onChange(m.payload, ownPids.has(m.processId));
   });
   c.on("error", drop);
   c.on("end", () => drop(new Error("the LISTEN connection closed")));

@@ -73,6 +73,8 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
     private readonly db: StoreConnection,
     /** A connection of its own, outside the pool (LISTEN must stay on one session). */
     private readonly ownClient: () => pg.Client,
+    /** The server process ids of this pool's connections: a notification from one of them is this process's own change. */
+    private readonly ownPids: ReadonlySet<number>,
   ) {
     Object.assign(this, postgresCommentLog(db), postgresEntryView(db), postgresLeaseStore(db), postgresIssueBookkeeping(db), postgresReplicaFeed(db));
   }
@@ -86,6 +88,15 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       connectionTimeoutMillis: 5_000,
       // A query that hangs (network partition) must fail, not hold a delivery forever.
       query_timeout: 15_000,
+    });
+    const ownPids = new Set<number>();
+    pool.on("connect", (c) => {
+      const pid = backendPid(c);
+      if (pid !== undefined) ownPids.add(pid);
+    });
+    pool.on("remove", (c) => {
+      const pid = backendPid(c);
+      if (pid !== undefined) ownPids.delete(pid);
     });
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on("error", (e) => o.logger?.warn({ err: e }, "PostgreSQL connection lost; will reconnect"));
@@ -104,7 +115,7 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
       throw new StoreUnavailableError(`cannot open the PostgreSQL store (check CHECKPOST_DATABASE_URL and that the server is up): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     const clientConfig = { connectionString: o.url, application_name: `${o.applicationName ?? "checkpost"} listen`, connectionTimeoutMillis: 5_000 };
-    return new PostgresProjectionStore(new StoreConnection(pool, o.logger, o.now), () => new pg.Client(clientConfig));
+    return new PostgresProjectionStore(new StoreConnection(pool, o.logger, o.now), () => new pg.Client(clientConfig), ownPids);
   }
 
   /** False after a call failed for want of PostgreSQL, until one succeeds again (readiness). */
@@ -127,12 +138,22 @@ export class PostgresProjectionStore implements ProjectionStore, ReplicaStore {
   }
 
   /** See listen-changes.ts: rejects with ChangesUnheardError when a probe NOTIFY does not come back within `probeMs`. */
-  listenChanges(onChange: (issue: IssueKey) => void, onLost: (e: Error) => void, probeMs = 2_000): Promise<ChangeListener> {
-    return listenChanges(this.ownClient(), this.db.pool, onChange, onLost, probeMs);
+  listenChanges(onChange: (issue: IssueKey, fromSelf: boolean) => void, onLost: (e: Error) => void, probeMs = 2_000): Promise<ChangeListener> {
+    return listenChanges(this.ownClient(), this.db.pool, onChange, onLost, probeMs, this.ownPids);
   }
 
   /** Times each comment's row changed, by id (the chaos test checks none changed more than its versions). */
   async appliedCounts(issue: IssueKey): Promise<Map<number, number>> {
     return this.db.guard(() => selectAppliedCounts(this.db.pool, issue));
   }
+}
+
+/**
+ * The server process id of a connected client (pg sets `processID` from the server's BackendKeyData;
+ * @types/pg does not declare it). Behind a proxy it is the proxy's id, which a notification never
+ * carries: such changes are then never taken for this process's own (the safe side).
+ */
+function backendPid(c: pg.PoolClient): number | undefined {
+  const pid = (c as unknown as { processID?: unknown }).processID;
+  return typeof pid === "number" ? pid : undefined;
 }

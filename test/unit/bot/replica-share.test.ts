@@ -134,6 +134,50 @@ describe("ReplicaCoordinator: woken by change notifications", () => {
     expect(folded).toEqual([1, 2]);
   });
 
+  it("skips its own changes to issues it leads (folded by the tracker's apply), not to those it follows (a late carry)", async () => {
+    let reads: string[] = [];
+    let notify: (issue: string, fromSelf?: boolean) => void = () => {};
+    const store = {
+      heartbeat: async () => 1,
+      forgetReplica: async () => {},
+      feedCursor: async () => 0,
+      listenChanges: async (onChange: (issue: string, fromSelf?: boolean) => void) => {
+        notify = onChange;
+        return { close: async () => {} };
+      },
+      readChanges: async (key: string, cursor: number) => {
+        reads.push(key);
+        return { events: key === "o/r#1" ? [{ id: 7 }] : [], cursor };
+      },
+    } as unknown as PostgresProjectionStore;
+    const folded: number[] = [];
+    // #1: a closed predecessor this replica follows, whose comments its own late carry (carryLateFrom) wrote.
+    const predecessor = follower(folded);
+    const led = { ...follower([]), storeKey: "o/r#2", lease: { current: () => ({ name: "o/r#2", token: 1 }) } } as unknown as WatchedIssue;
+    const c = new ReplicaCoordinator(store, { replicaId: "b", feedIntervalMs: 60_000, leaseTtlMs: 600_000, logger: pino({ level: "silent" }), metrics });
+    c.attach(() => [predecessor, led]);
+    await c.beforeStart(predecessor);
+    await c.beforeStart(led);
+    await c.balance();
+    expect(await c.listeningSettled()).toBe(true);
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    await settle();
+    reads = [];
+    notify("o/r#2", true); // this process's own write to an issue it leads: its tracker folded it
+    await settle();
+    expect(reads).toEqual([]);
+    notify("o/r#2", false); // another replica's write to it: read
+    await settle();
+    expect(reads).toEqual(["o/r#2"]);
+    notify("o/r#1", true); // this process's own write to an issue it does not lead (the late carry): read and folded
+    await settle();
+    expect(reads).toEqual(["o/r#2", "o/r#1"]);
+    expect(folded).toContain(7);
+    await c.stop();
+  });
+
   it("where notifications are never heard (a transaction-pooling proxy), says so once and keeps polling", async () => {
     let tries = 0;
     const store = {

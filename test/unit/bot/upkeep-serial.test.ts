@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { pino } from "pino";
-import { TrackerUpkeep } from "../../../src/bot/upkeep/tracker-upkeep.ts";
+import { META_TRUST_MS, TrackerUpkeep } from "../../../src/bot/upkeep/tracker-upkeep.ts";
 import type { TrackerUpkeepDeps } from "../../../src/bot/upkeep/tracker-upkeep.ts";
 import { IssueMetaCell } from "../../../src/bot/upkeep/issue-meta.ts";
 import { createSqliteProjectionStore, issueKey } from "../../../src/bot-state/index.ts";
@@ -59,6 +59,75 @@ describe("TrackerUpkeep.maintain", () => {
     expect(open).toEqual([2]);
     expect(api.issues.size).toBe(2);
     expect((await store.issueMeta(issueKey(repo, 1))).successor).toBe(2);
+  });
+
+  it("a run with nothing due reads no meta: only after a change of lease, META_TRUST_MS, or at the threshold", async () => {
+    const store = createSqliteProjectionStore(":memory:");
+    const api = new FakeIssueHost({ login: "bot", firstId: 101 });
+    api.addIssue({ number: 1, title: "session", labels: [{ name: "session", color: "" }] });
+    const policy = { trustedAuthors: new Set(["worker", "bot"]) };
+    const projection = createProjection(policy);
+    const add = async (i: number) => {
+      const body = cpBody({ phase: "clone_complete", seq: i, id: `cp-0000000${i}` });
+      const c = { id: i, author: "worker", body, createdAt: t(i), updatedAt: t(i) };
+      api.addComment(1, c);
+      projection.applyAll([{ type: "upsert", comment: c }]);
+      await store.applyDelivery(issueKey(repo, 1), null, [{ type: "upsert", comment: c }]);
+    };
+    for (let i = 1; i <= 3; i++) await add(i);
+    const lease = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!lease) throw new Error("no lease");
+    let fence = { name: lease.name, token: lease.token };
+    const logger = pino({ level: "silent" });
+    const writer = { current: () => fence };
+    const reads = vi.spyOn(store, "issueMeta");
+    const meta = new IssueMetaCell({ store, storeKey: issueKey(repo, 1), key: "o/r#1", lease: writer, logger, dashboard: { markDirty: () => {} } });
+    let nowMs = Date.UTC(2026, 10, 29, 11);
+    const upkeep = new TrackerUpkeep({
+      api,
+      repo,
+      issue: 1,
+      policy,
+      selfLogin: "bot",
+      store,
+      logger,
+      lease: writer,
+      rollover: { title: "session", label: "session", rolloverAt: 5, track: async () => {} },
+      compaction: { retentionMs: 0, intervalMs: 1000 },
+      projection,
+      meta,
+      now: () => new Date(nowMs),
+      storeKey: issueKey(repo, 1),
+      key: "o/r#1",
+    });
+    await upkeep.maintain();
+    expect(reads).toHaveBeenCalledTimes(2); // the first run: the rollover check and the refresh
+    reads.mockClear();
+    for (let i = 0; i < 10; i++) await upkeep.maintain();
+    expect(reads).not.toHaveBeenCalled(); // below the threshold, nothing due: the meta held is current
+    // Another writer records a predecessor here (the previous issue's rollover): seen once META_TRUST_MS is past.
+    await store.updateIssueMeta(fence, issueKey(repo, 1), { predecessor: 9 });
+    nowMs += META_TRUST_MS;
+    await upkeep.maintain();
+    expect(reads).toHaveBeenCalled();
+    expect(meta.meta.predecessor).toBe(9);
+    reads.mockClear();
+    await upkeep.maintain();
+    expect(reads).not.toHaveBeenCalled();
+    // A new lease (a takeover, or this process's lease taken again): read at once.
+    await store.releaseLease(lease);
+    const again = await store.acquireLease(issueKey(repo, 1), "test", 60_000);
+    if (!again || again.token === fence.token) throw new Error("no new lease");
+    fence = { name: again.name, token: again.token };
+    await upkeep.maintain();
+    expect(reads).toHaveBeenCalled();
+    reads.mockClear();
+    // At the threshold the rollover check reads the meta (and rolls over), with no wait.
+    await add(4);
+    await add(5);
+    await upkeep.maintain();
+    expect(reads).toHaveBeenCalled();
+    expect((await store.issueMeta(issueKey(repo, 1))).successor).toBeDefined();
   });
 
   it("skips health compaction on a host with no attachment API, and says so once", async () => {
