@@ -56,10 +56,11 @@ describe("IdSlots: comment ids to slots in typed arrays", () => {
     const shadow = new Shadow();
     const slots = new IdSlots(shadow, 8);
     const order = new Map<number, true>();
+    let handedOut = 0;
     let seed = 12345;
     const rand = (n: number) => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
+      return (seed >>> 8) % n;
     };
     for (let i = 0; i < 200_000; i++) {
       // Ids clustered (sequential, as a forge hands them out) and some beyond 2^31 and 2^32.
@@ -70,10 +71,13 @@ describe("IdSlots: comment ids to slots in typed arrays", () => {
         if (s >= 0) shadow.values[s] = null;
         order.delete(id);
       } else {
+        if (!order.has(id)) handedOut++;
         shadow.values[slots.add(id)] = id;
         order.set(id, true);
       }
     }
+    // Freed slots were reclaimed on the way (else every new id would still hold its own slot).
+    expect(slots.end).toBeLessThan(handedOut);
     check(slots, shadow, [...order.keys()]);
     const differ = Array.from({ length: 20_000 }, (_, i) => i + 1).filter((id) => slots.find(id) >= 0 !== order.has(id));
     expect(differ).toEqual([]);
