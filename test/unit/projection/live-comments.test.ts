@@ -52,4 +52,36 @@ describe("LiveComments: versions of comments with no record, in columns", () => 
     expect(live.get(2)).toEqual(bare(20, bodyHash("two")));
     expect([...live.keys()]).toEqual([2]);
   });
+
+  it("keeps a Map's key order and answers through held, bare, deleted and reclaimed slots", () => {
+    const live = new LiveComments<KeyState, Held>();
+    const model = new Map<number, Held>();
+    const k = key("s1");
+    const record = { kind: "none" } as unknown as NonNullable<Held["record"]>;
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const id = 1 + rand(3000);
+      const op = rand(4);
+      if (op === 0) {
+        live.delete(id);
+        model.delete(id);
+      } else {
+        // A record (kept as an object), a bare comment, or one with a hash of another form.
+        const h: Held = { version: { updatedMs: i, hash: op === 3 ? `odd-${i}` : bodyHash(`b${i}`), multi: i % 5 === 0 }, record: op === 1 ? record : null, note: null, cold: i % 2 ? k : null };
+        live.set(id, h);
+        model.set(id, h);
+      }
+    }
+    expect([...live.keys()]).toEqual([...model.keys()]);
+    expect(live.size).toBe(model.size);
+    const differ = [...model].filter(([id, h]) => JSON.stringify(live.get(id)) !== JSON.stringify(h) || live.coldOf(id) !== h.cold || live.record(id) !== h.record);
+    expect(differ).toEqual([]);
+    let maxUpdatedMs = Number.NEGATIVE_INFINITY;
+    for (const h of model.values()) maxUpdatedMs = Math.max(maxUpdatedMs, h.version.updatedMs);
+    expect(live.maxima()).toEqual({ maxId: Math.max(...model.keys()), maxUpdatedMs });
+  });
 });
